@@ -1,0 +1,49 @@
+# Front door for the KVM series on Linux 6.1 LTS.  See README.md.
+#
+#   make run      fetch, apply, build, boot and show the series at work
+#   make test     series checks + build + the whole test plan (CI runs this)
+#
+# Also: deps tree export build check bisect clean.  ARCHES selects the
+# architectures (default: x86_64).
+
+SHELL := /bin/bash
+ARCHES ?= x86_64
+export ARCHES
+S := scripts/stage.sh
+
+.PHONY: all run test deps tree export build check bisect clean distclean
+
+all: run
+
+deps:
+	@$(S) deps scripts/install-deps.sh
+
+tree: deps
+	@$(S) tree scripts/tree.sh
+
+export:
+	@scripts/export.sh
+
+build: tree
+	@for a in $(ARCHES); do \
+		$(S) kernel-$$a scripts/build-kernel.sh $$a >/dev/null || exit 1; \
+		$(S) selftests-$$a scripts/build-selftests.sh $$a >/dev/null || exit 1; \
+	done
+
+check: deps
+	@$(S) check scripts/check.sh
+
+test: check build
+	@$(S) run-tests scripts/run-tests.sh
+
+run: build
+	@$(S) demo scripts/demo.sh
+
+bisect: tree
+	@$(S) bisect scripts/bisect.sh
+
+clean:
+	rm -rf build/obj-* build/selftests-* build/results
+
+distclean:
+	rm -rf build

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Build the kernel and the KVM selftests after each patch of the series in
+# turn, for every architecture in ARCHES, and name the first patch that
+# breaks.  Uses its own worktree (build/bisect/linux) and object
+# directories, so each step is an incremental build and the main work
+# tree is left alone.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+wt=$BUILD/bisect/linux
+if [ ! -d "$wt" ]; then
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$wt" base
+fi
+mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
+[ ${#commits[@]} -gt 0 ] || die "no patches on base in $TREE"
+
+read -ra arches <<<"$ARCHES"
+i=0
+for c in "${commits[@]}"; do
+	i=$((i + 1))
+	subject=$(git -C "$TREE" log -1 --format=%s "$c")
+	git -C "$wt" checkout -q --detach "$c"
+	for a in "${arches[@]}"; do
+		start=$(date +%s)
+		log=$BUILD/bisect/$i-$a.log
+		if ! { "$TOP/scripts/build-kernel.sh" "$a" "$wt" "$BUILD/bisect/obj-$a" &&
+			"$TOP/scripts/build-selftests.sh" "$a" "$wt" "$BUILD/bisect/selftests-$a"; } >"$log" 2>&1; then
+			tail -n 30 "$log" >&2
+			die "patch $i/${#commits[@]} breaks the $a build: $subject (log: $log)"
+		fi
+		echo "ok $i/${#commits[@]} $a $(($(date +%s) - start))s $subject"
+	done
+done
+echo "bisect: all ${#commits[@]} patches build on: ${arches[*]}"

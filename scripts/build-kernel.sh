@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Build a kernel from a tree: allnoconfig + configs/common.config +
+# configs/$ARCH.config, out of tree, with ccache.
+#   build-kernel.sh ARCH [SRC_TREE [OBJ_DIR]]
+# ARCH is x86_64 or arm64.  Prints the path of the bootable image last.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: build-kernel.sh x86_64|arm64 [tree [objdir]]}
+src=${2:-$TREE}
+obj=${3:-$BUILD/obj-$arch}
+
+case $arch in
+x86_64) karch=x86_64 cross='' image=arch/x86/boot/bzImage ;;
+arm64) karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image ;;
+*) die "unknown arch $arch" ;;
+esac
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/kvm-series/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Fixed build stamps keep ccache hits across trees and rebuilds.
+export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=kvm KBUILD_BUILD_HOST=series
+mk=(make -s -C "$src" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross"
+	CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$(nproc)")
+
+mkdir -p "$obj"
+frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
+# Regenerate .config only when a fragment is newer than it.
+if [ ! -f "$obj/.config" ] || [ -n "$(find "${frags[@]}" -newer "$obj/.config")" ]; then
+	cat "${frags[@]}" >"$obj/fragments.config"
+	"${mk[@]}" KCONFIG_ALLCONFIG="$obj/fragments.config" allnoconfig
+	# Every option a fragment asks for must have survived olddefconfig.
+	bad=0
+	while IFS= read -r line; do
+		opt=${line%%=*}
+		got=$(grep -E "^$opt=|^# $opt is not set" "$obj/.config" || true)
+		if [ "$got" != "$line" ]; then
+			echo "config: wanted $line, got '${got:-nothing}'" >&2
+			bad=1
+		fi
+	done < <(grep -hE '^CONFIG_' "${frags[@]}")
+	[ "$bad" = 0 ] || die "config fragments did not apply cleanly (see above)"
+fi
+
+"${mk[@]}"
+echo "$obj/$image"

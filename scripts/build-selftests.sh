@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Build tools/testing/selftests/kvm of a tree against that tree's own
+# exported uapi headers (never the machine's /usr/include), statically
+# linked so the binaries run in the test initramfs of either architecture.
+#   build-selftests.sh ARCH [SRC_TREE [OUT_DIR]]
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: build-selftests.sh x86_64|arm64 [tree [outdir]]}
+src=${2:-$TREE}
+out=${3:-$BUILD/selftests-$arch}
+
+case $arch in
+x86_64) karch=x86_64 cross='' ;;
+arm64) karch=arm64 cross=aarch64-linux-gnu- ;;
+*) die "unknown arch $arch" ;;
+esac
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/kvm-series/ccache}
+hdr=$out/usr
+mkdir -p "$out"
+make -s -C "$src" O="$out/hdr-obj" ARCH="$karch" INSTALL_HDR_PATH="$hdr" headers_install
+make -s -C "$src/tools/testing/selftests/kvm" ARCH="$karch" CROSS_COMPILE="$cross" \
+	CC="ccache ${cross}gcc" OUTPUT="$out" INSTALL_HDR_PATH="$hdr" \
+	KHDR_INCLUDES="-isystem $hdr/include" EXTRA_CFLAGS="-static" \
+	-j"$(nproc)"
+echo "$out"

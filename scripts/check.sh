@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Series hygiene: the series file matches patches/, every patch is signed
+# off by the project identity, applies in order on the base (make tree),
+# and is "checkpatch.pl --strict" clean except for the excuses listed in
+# patches/checkpatch-excuses; the tooling is shellcheck-clean and
+# tests/plan accounts for every selftest of each architecture.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+fail=0
+bad() {
+	echo "check: $*" >&2
+	fail=1
+}
+
+cd "$TOP/patches"
+[ -f series ] || die "patches/series is missing"
+while read -r p; do
+	[ -f "$p" ] || bad "series names $p, which is not in patches/"
+done <series
+for p in [0-9]*.patch; do
+	[ "$p" = 0000-cover-letter.patch ] && continue
+	grep -qx "$p" series || bad "$p is not listed in patches/series"
+	grep -q "^Signed-off-by: $SERIES_NAME <$SERIES_EMAIL>$" "$p" ||
+		bad "$p lacks 'Signed-off-by: $SERIES_NAME <$SERIES_EMAIL>'"
+done
+
+# Every patch applies, in order, on the pinned base.
+"$TOP/scripts/tree.sh" || fail=1
+
+# checkpatch --strict, with the excused message types per patch.
+excuses=$TOP/patches/checkpatch-excuses
+while read -r p; do
+	ignore=$(awk -v p="$p" '$1 == p { printf "%s,", $2 }' "$excuses" 2>/dev/null)
+	if ! out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --show-types \
+		${ignore:+--ignore "$ignore"} "$TOP/patches/$p"); then
+		echo "$out" >&2
+		bad "checkpatch --strict complains about $p"
+	fi
+done <series
+
+# The tooling.
+shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" || bad "shellcheck found problems in scripts/"
+
+for arch in $ARCHES; do
+	"$TOP/scripts/plan.sh" audit "$arch" || fail=1
+done
+
+[ "$fail" = 0 ] || die "series checks failed"
+note "series checks passed: $(wc -l <series) patches"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Install what building and testing the series needs on Debian 12, with
+# apt-get.  Quiet and quick when everything is already there.
+set -euo pipefail
+
+pkgs=(
+	build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync
+	ccache git python3 xz-utils
+	gcc-aarch64-linux-gnu
+	qemu-system-x86 qemu-system-arm
+	shellcheck
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "==> installing: ${missing[*]}" >&2
+sudo=
+[ "$(id -u)" = 0 ] || sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+	"${missing[@]}" >/dev/null

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Read tests/plan.
+#   plan.sh lines ARCH VARIANT [PLAN]  the tests to run, as
+#                                      "TIMEOUT NAME COMMAND ARGS..."
+#   plan.sh variants ARCH              "NAME CMDLINE..." per variant
+#   plan.sh built ARCH                 the selftests the tree builds for ARCH
+#   plan.sh audit ARCH [PLAN]
+#                                      every built selftest must be run or
+#                                      omitted (with a reason) by the plan
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+cmd=${1:?usage: plan.sh lines|variants|audit ...}
+arch=${2:?}
+
+case $cmd in
+lines)
+	variant=${3:?}
+	plan=${4:-$TOP/tests/plan}
+	awk -v arch="$arch" -v variant="$variant" '
+		$1 == "run" && $2 == arch {
+			n = split($3, v, ",")
+			hit = 0
+			for (i = 1; i <= n; i++)
+				if (v[i] == "all" || v[i] == variant)
+					hit = 1
+			if (!hit)
+				next
+			name = $5
+			for (i = 6; i <= NF; i++)
+				name = name "," $i
+			line = $4 " " name
+			for (i = 5; i <= NF; i++)
+				line = line " " $i
+			print line
+		}' "$plan"
+	;;
+variants)
+	awk -v arch="$arch" '$1 == arch { $1 = ""; sub(/^ /, ""); print }' \
+		"$TOP/tests/variants"
+	;;
+built)
+	# The selftests the tree's Makefile builds for ARCH.  The Makefile
+	# creates directories below OUTPUT as it is read, so use a scratch one.
+	scratch=$(mktemp -d)
+	# shellcheck disable=SC2016 # make expands this, not the shell
+	make -s -C "$TREE/tools/testing/selftests/kvm" ARCH="$arch" \
+		OUTPUT="$scratch" \
+		--eval='print-tests: ; @echo $(TEST_GEN_PROGS:$(OUTPUT)/%=%)' \
+		print-tests | tr ' ' '\n' | grep .
+	rm -rf "$scratch"
+	;;
+audit)
+	plan=${3:-$TOP/tests/plan}
+	bad=0
+	while read -r t; do
+		if ! awk -v arch="$arch" -v t="$t" '
+			($1 == "run" && $2 == arch && $5 == t) ||
+			($1 == "omit" && $2 == arch && $3 == t) { found = 1 }
+			END { exit !found }' "$plan"; then
+			echo "plan: $arch selftest $t is neither run nor omitted" >&2
+			bad=1
+		fi
+	done < <("$TOP/scripts/plan.sh" built "$arch")
+	[ "$bad" = 0 ] || die "tests/plan does not account for every $arch selftest"
+	;;
+*)
+	die "unknown command $cmd"
+	;;
+esac

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2054 # QEMU options are comma-separated lists
+# Boot one test guest under QEMU TCG and wait for it to power off.
+#   run-guest.sh ARCH KERNEL INITRAMFS OUTDIR TIMEOUT [CMDLINE...]
+# Writes OUTDIR/console.log (kernel serial console), OUTDIR/tap.log (what
+# the guest's /init printed on virtio console hvc0) and OUTDIR/qemu.log.
+# Exit: 0 the guest finished, 3 it timed out, 2 QEMU itself failed (an
+# infrastructure failure, not a kernel one).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:?usage: run-guest.sh ARCH KERNEL INITRAMFS OUTDIR TIMEOUT [CMDLINE...]}
+kernel=${2:?}
+initrd=${3:?}
+outdir=${4:?}
+limit=${5:?}
+shift 5
+extra="$*"
+
+# Two vCPUs, two NUMA nodes of 2G each: later tests need NUMA balancing.
+mem=(-m 4G
+	-object memory-backend-ram,id=m0,size=2G
+	-object memory-backend-ram,id=m1,size=2G
+	-numa node,nodeid=0,cpus=0,memdev=m0
+	-numa node,nodeid=1,cpus=1,memdev=m1)
+# See README "Choice of QEMU": multi-threaded TCG, detected aborts reported
+# as infrastructure failures.
+tcg=${KVM_SERIES_TCG:-multi}
+case $arch in
+x86_64)
+	# -cpu max under TCG offers AMD SVM with NPT, so kvm_amd loads.
+	qemu=(qemu-system-x86_64 -machine q35 -accel "tcg,thread=$tcg" -cpu max)
+	console=ttyS0
+	;;
+arm64)
+	# virtualization=on boots the kernel at EL2, so KVM/arm64 initialises.
+	qemu=(qemu-system-aarch64 -machine virt,virtualization=on,gic-version=3
+		-accel "tcg,thread=$tcg" -cpu max)
+	console=ttyAMA0
+	;;
+*) die "unknown arch $arch" ;;
+esac
+
+mkdir -p "$outdir"
+rm -f "$outdir"/{console,tap,qemu}.log
+rc=0
+timeout -s KILL "$limit" "${qemu[@]}" -smp 2,sockets=2,cores=1,threads=1 "${mem[@]}" \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=$console panic=-1 oops=panic loglevel=7 $extra" \
+	-display none -monitor none -nic none -no-reboot \
+	-serial "file:$outdir/console.log" \
+	-device virtio-serial-pci -chardev "file,id=tap,path=$outdir/tap.log" \
+	-device virtconsole,chardev=tap \
+	>"$outdir/qemu.log" 2>&1 || rc=$?
+
+if [ "$rc" = 137 ]; then
+	echo "guest did not finish within ${limit}s" >>"$outdir/qemu.log"
+	exit 3
+fi
+if [ "$rc" != 0 ] || grep -qE 'assertion failed|Aborted|core dumped|qemu-system-.*: ' "$outdir/qemu.log"; then
+	echo "QEMU exited with status $rc" >>"$outdir/qemu.log"
+	exit 2
+fi
+exit 0

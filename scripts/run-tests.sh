@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Run tests/plan, one guest boot per architecture and variant, and print
+# one TAP stream ending in "N passed, N failed, N skipped".  Exits
+# non-zero if anything failed.
+#   run-tests.sh [ARCH | ARCH/VARIANT ...]   (default: every variant of
+#                                             every architecture in ARCHES)
+# Environment: KERNEL_<arch> (image), SELFTESTS_<arch> (built selftests),
+# PLAN, RESULTS (where logs go).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+plan=${PLAN:-$TOP/tests/plan}
+results=${RESULTS:-$BUILD/results}
+
+# Expand the arguments to ARCH/VARIANT pairs.
+if [ $# -eq 0 ]; then
+	read -ra arches <<<"$ARCHES"
+	set -- "${arches[@]}"
+fi
+runs=()
+for a in "$@"; do
+	if [[ $a == */* ]]; then
+		runs+=("$a")
+	else
+		while read -r v _; do
+			runs+=("$a/$v")
+		done < <("$TOP/scripts/plan.sh" variants "$a")
+	fi
+done
+
+n=0 passed=0 failed=0 skipped=0
+result() { # result ok|fail|skip NAME [COMMENT]
+	n=$((n + 1))
+	case $1 in
+	ok) passed=$((passed + 1)); echo "ok $n $2${3:+ # $3}" ;;
+	skip) skipped=$((skipped + 1)); echo "ok $n $2 # SKIP ${3:-}" ;;
+	*) failed=$((failed + 1)); echo "not ok $n $2${3:+ # $3}" ;;
+	esac
+}
+
+echo "TAP version 13"
+for run in "${runs[@]}"; do
+	arch=${run%/*}
+	v=${run#*/}
+	case $arch in
+	x86_64) image=arch/x86/boot/bzImage ;;
+	arm64) image=arch/arm64/boot/Image ;;
+	*) die "unknown arch $arch" ;;
+	esac
+	kvar=KERNEL_$arch svar=SELFTESTS_$arch
+	kernel=${!kvar:-$BUILD/obj-$arch/$image}
+	selftests=${!svar:-$BUILD/selftests-$arch}
+	[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
+	[ -d "$selftests" ] || die "no selftests in $selftests: run 'make build' first"
+	read -ra args < <("$TOP/scripts/plan.sh" variants "$arch" |
+		awk -v v="$v" '$1 == v { $1 = ""; print }')
+	[ ${#args[@]} -gt 0 ] || die "no variant '$v' for $arch in tests/variants"
+	out=$results/$arch/$v
+	mkdir -p "$out"
+	"$TOP/scripts/plan.sh" lines "$arch" "$v" "$plan" >"$out/plan"
+	"$TOP/scripts/mkinitramfs.sh" "$arch" "$v" "$selftests" "$out/initramfs.cpio" "$plan"
+	# The boot gets every test's limit plus time to boot and power off.
+	limit=$(awk '{ s += $1 } END { print s + 180 }' "$out/plan")
+	echo "# $arch/$v: $(wc -l <"$out/plan") tests, kernel args '${args[*]}', boot limit ${limit}s"
+	start=$(date +%s)
+	for try in 1 2; do
+		rc=0
+		"$TOP/scripts/run-guest.sh" "$arch" "$kernel" "$out/initramfs.cpio" "$out" \
+			"$limit" "${args[@]}" "kvmtest.variant=$v" || rc=$?
+		# Retry once when QEMU itself fell over: that is not the kernel's doing.
+		[ "$rc" = 2 ] && [ "$try" = 1 ] || break
+		echo "# $arch/$v: QEMU failed (infrastructure, not the kernel); retrying once:"
+		sed 's/^/#   /' "$out/qemu.log" | tail -n 5
+	done
+	echo "# $arch/$v: guest ran $(($(date +%s) - start))s; logs in $out"
+
+	# Results the guest reported, renumbered into one stream.
+	seen=" "
+	while IFS= read -r line; do
+		case $line in
+		"ok "* | "not ok "*)
+			rest=${line#ok }
+			rest=${rest#not ok }
+			rest=${rest#* }
+			name=${rest%% *}
+			comment=
+			[[ $rest == *" # "* ]] && comment=${rest#* # }
+			seen="$seen$name "
+			if [[ $line == "not ok"* ]]; then
+				result fail "$arch/$v/$name" "$comment"
+			elif [[ $comment == SKIP* ]]; then
+				result skip "$arch/$v/$name" "${comment#SKIP }"
+			else
+				result ok "$arch/$v/$name" "$comment"
+			fi
+			;;
+		"# "*) echo "$line" ;;
+		esac
+	done < <(tr -d '\r' <"$out/tap.log" 2>/dev/null)
+
+	# Tests the guest never reported: it crashed, hung or QEMU died.
+	case $rc in
+	0) why="not reported (guest stopped early, see console.log)" ;;
+	2) why="not run: QEMU failed, an infrastructure failure (see qemu.log)" ;;
+	*) why="not run: guest timed out after ${limit}s" ;;
+	esac
+	while read -r _ name _; do
+		[[ $seen == *" $name "* ]] || result fail "$arch/$v/$name" "$why"
+	done <"$out/plan"
+
+	if [ "$rc" = 2 ]; then
+		sed 's/^/# qemu: /' "$out/qemu.log" | tail -n 10
+		result fail "$arch/$v/qemu" "infrastructure: QEMU failed twice"
+	elif splats=$("$TOP/scripts/check-splats.sh" "$out/console.log" 2>&1); then
+		result ok "$arch/$v/kernel-log" "no splats"
+	else
+		echo "$splats" | head -n 20 | sed 's/^/# splat: /'
+		result fail "$arch/$v/kernel-log" "kernel splat, see $out/console.log"
+	fi
+done
+echo "1..$n"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
