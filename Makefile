@@ -4,10 +4,10 @@
 #   make test     series checks + build + the whole test plan (CI runs this)
 #
 # Also: deps tree export build check bisect clean.  ARCHES selects the
-# architectures (default: x86_64).
+# architectures (default: x86_64 arm64).
 
 SHELL := /bin/bash
-ARCHES ?= x86_64
+ARCHES ?= x86_64 arm64
 export ARCHES
 S := scripts/stage.sh
 

@@ -33,7 +33,8 @@ done
 excuses=$TOP/patches/checkpatch-excuses
 while read -r p; do
 	ignore=$(awk -v p="$p" '$1 == p { printf "%s,", $2 }' "$excuses" 2>/dev/null)
-	if ! out=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --show-types \
+	# /usr/bin first: checkpatch runs spdxcheck.py with Debian's python3-ply.
+	if ! out=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --show-types \
 		${ignore:+--ignore "$ignore"} "$TOP/patches/$p"); then
 		echo "$out" >&2
 		bad "checkpatch --strict complains about $p"

@@ -8,7 +8,7 @@ CACHE=${CACHE:-$HOME/.cache/kvm-series}
 # shellcheck disable=SC2034 # used by the scripts that source this file
 TREE=$BUILD/linux
 # The architectures the series is built and tested for.
-ARCHES=${ARCHES:-x86_64}
+ARCHES=${ARCHES:-x86_64 arm64}
 
 # The project's own identity: it authors and signs off every patch.
 # shellcheck disable=SC2034 # used by the scripts that source this file

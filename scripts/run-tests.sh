@@ -56,6 +56,7 @@ for run in "${runs[@]}"; do
 	read -ra args < <("$TOP/scripts/plan.sh" variants "$arch" |
 		awk -v v="$v" '$1 == v { $1 = ""; print }')
 	[ ${#args[@]} -gt 0 ] || die "no variant '$v' for $arch in tests/variants"
+	[ "${args[*]}" != "-" ] || args=()
 	out=$results/$arch/$v
 	mkdir -p "$out"
 	"$TOP/scripts/plan.sh" lines "$arch" "$v" "$plan" >"$out/plan"
