@@ -42,7 +42,7 @@ while read -r p; do
 done <series
 
 # The tooling.
-shellcheck -x "$TOP"/scripts/*.sh "$TOP/.ci/run" || bad "shellcheck found problems in scripts/"
+(cd "$TOP" && shellcheck -x scripts/*.sh .ci/run) || bad "shellcheck found problems in scripts/"
 
 for arch in $ARCHES; do
 	"$TOP/scripts/plan.sh" audit "$arch" || fail=1
