@@ -11,8 +11,8 @@
 #          itself), so a row that only runs on the patched kernel can be
 #          compared with the base's way of doing the same work
 #   REPS   repetitions in one boot; the median is reported
-# A row's value is the last "<number> pgs/sec" or "rate: <number>" its
-# output prints; a row that skips (a capability the kernel lacks) is n/a.
+# A row's value is the last "Overall ... rate: <number>" line its output
+# prints; a row that skips (a capability the kernel lacks) is n/a.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -69,8 +69,10 @@ done
 values() {
 	awk '
 		/^# / {
-			if (match($0, /rate: [0-9.]+/))
-				v = substr($0, RSTART + 6, RLENGTH - 6)
+			if (match($0, /^# Overall .*rate: [0-9.]+/)) {
+				v = substr($0, RSTART, RLENGTH)
+				sub(/.*rate: /, "", v)
+			}
 			next
 		}
 		/^ok / && !/# SKIP/ {

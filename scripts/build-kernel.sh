@@ -8,8 +8,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: build-kernel.sh x86_64|arm64 [tree [objdir]]}
-src=${2:-$TREE}
-obj=${3:-$BUILD/obj-$arch}
+src=$(realpath "${2:-$TREE}")
+obj=$(realpath -m "${3:-$BUILD/obj-$arch}")
 
 case $arch in
 x86_64) karch=x86_64 cross='' image=arch/x86/boot/bzImage ;;

@@ -8,8 +8,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:?usage: build-selftests.sh x86_64|arm64 [tree [outdir]]}
-src=${2:-$TREE}
-out=${3:-$BUILD/selftests-$arch}
+src=$(realpath "${2:-$TREE}")
+out=$(realpath -m "${3:-$BUILD/selftests-$arch}")
 
 case $arch in
 x86_64) karch=x86_64 cross='' ;;

@@ -21,7 +21,7 @@ echo "KVM series demonstration on $(git -C "$TREE" describe --always --tags 2>/d
 echo
 # Each result with the lines of its output worth reading.
 awk '
-	/^# (Testing|Allowed|Overall|KVM_CAP|guest|Finished|Populate|vcpu|Absent|Memory)/ { keep = keep "      " substr($0, 3) "\n"; next }
+	/^# (Testing|Allowed|Overall|Per-vCPU|ok [0-9]|not ok [0-9])/ { keep = keep "      " substr($0, 3) "\n"; next }
 	/^# variant/ { print "  " substr($0, 3); next }
 	/^ok |^not ok / {
 		status = ($1 == "ok") ? "PASS" : "FAIL"
