@@ -3,6 +3,8 @@
 #   plan.sh lines ARCH VARIANT [PLAN]  the tests to run, as
 #                                      "TIMEOUT NAME COMMAND ARGS..."
 #   plan.sh variants ARCH              "NAME CMDLINE..." per variant
+#   plan.sh flaky ARCH [PLAN]          the tests whose failures (not
+#                                      timeouts) are reported as TODO
 #   plan.sh built ARCH                 the selftests the tree builds for ARCH
 #   plan.sh audit ARCH [PLAN]
 #                                      every built selftest must be run or
@@ -36,6 +38,10 @@ lines)
 			print line
 		}' "$plan"
 	;;
+flaky)
+	plan=${3:-$TOP/tests/plan}
+	awk -v arch="$arch" '$1 == "flaky" && $2 == arch { print $3 }' "$plan"
+	;;
 variants)
 	awk -v arch="$arch" '$1 == arch { $1 = ""; sub(/^ /, ""); print }' \
 		"$TOP/tests/variants"
@@ -63,6 +69,16 @@ audit)
 			bad=1
 		fi
 	done < <("$TOP/scripts/plan.sh" built "$arch")
+	# A flaky line marks a test that is also run; it needs its reason.
+	while read -r t; do
+		if ! awk -v arch="$arch" -v t="$t" '
+			$1 == "run" && $2 == arch && $5 == t { found = 1 }
+			$1 == "flaky" && $2 == arch && $3 == t && NF < 4 { found = 0; exit }
+			END { exit !found }' "$plan"; then
+			echo "plan: $arch flaky test $t has no run line or no reason" >&2
+			bad=1
+		fi
+	done < <("$TOP/scripts/plan.sh" flaky "$arch" "$plan")
 	[ "$bad" = 0 ] || die "tests/plan does not account for every $arch selftest"
 	;;
 *)

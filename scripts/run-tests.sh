@@ -29,12 +29,14 @@ for a in "$@"; do
 	fi
 done
 
-n=0 passed=0 failed=0 skipped=0
-result() { # result ok|fail|skip NAME [COMMENT]
+n=0 passed=0 failed=0 skipped=0 todo=0
+result() { # result ok|fail|skip|todo NAME [COMMENT]
 	n=$((n + 1))
 	case $1 in
 	ok) passed=$((passed + 1)); echo "ok $n $2${3:+ # $3}" ;;
 	skip) skipped=$((skipped + 1)); echo "ok $n $2 # SKIP ${3:-}" ;;
+	# TAP's expected failure: reported, but not a failure of the run.
+	todo) todo=$((todo + 1)); echo "not ok $n $2 # TODO ${3:-}" ;;
 	*) failed=$((failed + 1)); echo "not ok $n $2${3:+ # $3}" ;;
 	esac
 }
@@ -77,6 +79,7 @@ for run in "${runs[@]}"; do
 	echo "# $arch/$v: guest ran $(($(date +%s) - start))s; logs in $out"
 
 	# Results the guest reported, renumbered into one stream.
+	flaky=" $("$TOP/scripts/plan.sh" flaky "$arch" "$plan" | tr '\n' ' ')"
 	seen=" "
 	while IFS= read -r line; do
 		case $line in
@@ -88,7 +91,12 @@ for run in "${runs[@]}"; do
 			comment=
 			[[ $rest == *" # "* ]] && comment=${rest#* # }
 			seen="$seen$name "
-			if [[ $line == "not ok"* ]]; then
+			if [[ $line == "not ok"* && $flaky == *" ${name%%,*} "* &&
+				$comment == exit=* ]]; then
+				# Known to fail now and then on the base; a timeout
+				# still fails the run.
+				result todo "$arch/$v/$name" "known flaky ($comment), see tests/plan"
+			elif [[ $line == "not ok"* ]]; then
 				result fail "$arch/$v/$name" "$comment"
 			elif [[ $comment == SKIP* ]]; then
 				result skip "$arch/$v/$name" "${comment#SKIP }"
@@ -121,5 +129,6 @@ for run in "${runs[@]}"; do
 	fi
 done
 echo "1..$n"
+[ "$todo" = 0 ] || echo "# $todo known-flaky failures marked TODO (tests/plan, flaky lines)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
