@@ -24,11 +24,7 @@ spec=${BENCH:-$TOP/tests/bench}
 out=$BUILD/bench
 mkdir -p "$out"
 
-case $arch in
-x86_64) image=arch/x86/boot/bzImage ;;
-arm64) image=arch/arm64/boot/Image ;;
-*) die "unknown arch $arch" ;;
-esac
+image=$(arch_kernel_image "$arch")
 
 # The base kernel, from a worktree of the base commit.
 base_tree=$out/base-linux

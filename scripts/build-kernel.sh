@@ -11,17 +11,14 @@ arch=${1:?usage: build-kernel.sh x86_64|arm64 [tree [objdir]]}
 src=$(realpath "${2:-$TREE}")
 obj=$(realpath -m "${3:-$BUILD/obj-$arch}")
 
-case $arch in
-x86_64) karch=x86_64 cross='' image=arch/x86/boot/bzImage ;;
-arm64) karch=arm64 cross=aarch64-linux-gnu- image=arch/arm64/boot/Image ;;
-*) die "unknown arch $arch" ;;
-esac
+image=$(arch_kernel_image "$arch")
+cross=$(arch_cross "$arch")
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/kvm-series/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 # Fixed build stamps keep ccache hits across trees and rebuilds.
 export KBUILD_BUILD_TIMESTAMP="2024-01-01" KBUILD_BUILD_USER=kvm KBUILD_BUILD_HOST=series
-mk=(make -s -C "$src" O="$obj" ARCH="$karch" CROSS_COMPILE="$cross"
+mk=(make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross"
 	CC="ccache ${cross}gcc" HOSTCC="ccache gcc" -j"$(nproc)")
 
 mkdir -p "$obj"

@@ -11,17 +11,13 @@ arch=${1:?usage: build-selftests.sh x86_64|arm64 [tree [outdir]]}
 src=$(realpath "${2:-$TREE}")
 out=$(realpath -m "${3:-$BUILD/selftests-$arch}")
 
-case $arch in
-x86_64) karch=x86_64 cross='' ;;
-arm64) karch=arm64 cross=aarch64-linux-gnu- ;;
-*) die "unknown arch $arch" ;;
-esac
+cross=$(arch_cross "$arch")
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/kvm-series/ccache}
 hdr=$out/usr
 mkdir -p "$out"
-make -s -C "$src" O="$out/hdr-obj" ARCH="$karch" INSTALL_HDR_PATH="$hdr" headers_install
-make -s -C "$src/tools/testing/selftests/kvm" ARCH="$karch" CROSS_COMPILE="$cross" \
+make -s -C "$src" O="$out/hdr-obj" ARCH="$arch" INSTALL_HDR_PATH="$hdr" headers_install
+make -s -C "$src/tools/testing/selftests/kvm" ARCH="$arch" CROSS_COMPILE="$cross" \
 	CC="ccache ${cross}gcc" OUTPUT="$out" INSTALL_HDR_PATH="$hdr" \
 	KHDR_INCLUDES="-isystem $hdr/include" EXTRA_CFLAGS="-static" \
 	-j"$(nproc)"

@@ -16,6 +16,25 @@ SERIES_NAME="Seed 54b4afd3 maintainers"
 # shellcheck disable=SC2034
 SERIES_EMAIL="maintainers@users.noreply.a-seed-54b4afd3.example"
 
+# Per-architecture build facts, the only place they are written down:
+# arch_kernel_image ARCH   the bootable image, relative to the object dir
+# arch_cross ARCH          the CROSS_COMPILE prefix ("" for a native build)
+arch_kernel_image() {
+	case $1 in
+	x86_64) echo arch/x86/boot/bzImage ;;
+	arm64) echo arch/arm64/boot/Image ;;
+	*) die "unknown arch '$1' (x86_64 or arm64)" ;;
+	esac
+}
+
+arch_cross() {
+	case $1 in
+	x86_64) echo "" ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	*) die "unknown arch '$1' (x86_64 or arm64)" ;;
+	esac
+}
+
 # The pinned base: package and version.
 base_field() {
 	sed -n "s/^$1=//p" "$TOP/BASE"

@@ -45,11 +45,7 @@ echo "TAP version 13"
 for run in "${runs[@]}"; do
 	arch=${run%/*}
 	v=${run#*/}
-	case $arch in
-	x86_64) image=arch/x86/boot/bzImage ;;
-	arm64) image=arch/arm64/boot/Image ;;
-	*) die "unknown arch $arch" ;;
-	esac
+	image=$(arch_kernel_image "$arch")
 	kvar=KERNEL_$arch svar=SELFTESTS_$arch
 	kernel=${!kvar:-$BUILD/obj-$arch/$image}
 	selftests=${!svar:-$BUILD/selftests-$arch}
