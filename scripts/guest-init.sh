@@ -37,6 +37,36 @@ emit() {
 	echo "$@" >>$out
 }
 
+# run_limited LIMIT COMMAND...: run COMMAND with its output in /tmp/log.
+# After LIMIT seconds, write the kernel stack of each of its threads to
+# /tmp/stacks, so a hang shows where it hangs, and kill it with SIGKILL.
+run_limited() {
+	limit=$1
+	shift
+	: >/tmp/stacks
+	"$@" >/tmp/log 2>&1 </dev/null &
+	pid=$!
+	(
+		i=0
+		while [ "$i" -lt "$limit" ]; do
+			sleep 1
+			[ -d "/proc/$pid" ] || exit 0
+			i=$((i + 1))
+		done
+		for t in /proc/"$pid"/task/*; do
+			echo "# hung thread ${t##*/} ($(cat "$t/comm")), $(grep State: "$t/status"), in $(cat "$t/wchan"):"
+			sed 's/^/#   /' "$t/stack"
+		done >/tmp/stacks 2>&1
+		kill -KILL "$pid"
+	) &
+	dog=$!
+	wait "$pid"
+	rc=$?
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	return "$rc"
+}
+
 n=$(grep -c . /plan)
 emit "TAP version 13"
 emit "# variant $variant, kernel $(uname -r), $(nproc) cpus"
@@ -48,10 +78,11 @@ while read -r limit name cmd; do
 	start=$(date +%s)
 	cd /kvm || exit 1
 	# shellcheck disable=SC2086 # the plan's arguments are split on purpose
-	timeout -s KILL "$limit" $cmd >/tmp/log 2>&1 </dev/null
+	run_limited "$limit" $cmd
 	rc=$?
 	secs=$(($(date +%s) - start))
 	sed 's/^/# /' /tmp/log | tail -n 40 >>$out
+	[ ! -s /tmp/stacks ] || cat /tmp/stacks >>$out
 	if [ $rc = 0 ]; then
 		emit "ok $i $name # time=${secs}s"
 	elif [ $rc = 4 ]; then
