@@ -53,10 +53,22 @@ run_limited() {
 			[ -d "/proc/$pid" ] || exit 0
 			i=$((i + 1))
 		done
-		for t in /proc/"$pid"/task/*; do
-			echo "# hung thread ${t##*/} ($(cat "$t/comm")), $(grep State: "$t/status"), in $(cat "$t/wchan"):"
-			sed 's/^/#   /' "$t/stack"
-		done >/tmp/stacks 2>&1
+		{
+			for t in /proc/"$pid"/task/*; do
+				echo "# hung thread ${t##*/} ($(cat "$t/comm")), $(grep State: "$t/status"), in $(cat "$t/wchan"):"
+				sed 's/^/#   /' "$t/stack"
+			done
+			# The test's VMs' KVM statistics, twice, to tell a vCPU
+			# that keeps exiting from one that never does.
+			for d in /sys/kernel/debug/kvm/"$pid"-*; do
+				[ -d "$d" ] || continue
+				for when in now "1 s later"; do
+					[ "$when" = now ] || sleep 1
+					echo "# kvm stats of ${d##*/} ($when):" \
+						"$(cd "$d" && grep -s . -- * | grep -v ':0$' | tr '\n' ' ')"
+				done
+			done
+		} >/tmp/stacks 2>&1
 		kill -KILL "$pid"
 	) &
 	dog=$!

@@ -2,7 +2,7 @@
 # Read tests/plan.
 #   plan.sh lines ARCH VARIANT [PLAN]  the tests to run, as
 #                                      "TIMEOUT NAME COMMAND ARGS..."
-#   plan.sh variants ARCH              "NAME CMDLINE..." per variant
+#   plan.sh variants ARCH              "NAME TCG CMDLINE..." per variant
 #   plan.sh flaky ARCH [PLAN]          the tests whose failures (not
 #                                      timeouts) are reported as TODO
 #   plan.sh built ARCH                 the selftests the tree builds for ARCH
@@ -20,12 +20,16 @@ case $cmd in
 lines)
 	variant=${3:?}
 	plan=${4:-$TOP/tests/plan}
-	awk -v arch="$arch" -v variant="$variant" '
+	# "all" leaves out the extra variants (single-threaded TCG).
+	extra=$(awk -v arch="$arch" -v v="$variant" \
+		'$1 == arch && $2 == v && $3 == "single" { print 1 }' \
+		"$TOP/tests/variants")
+	awk -v arch="$arch" -v variant="$variant" -v extra="${extra:-0}" '
 		$1 == "run" && $2 == arch {
 			n = split($3, v, ",")
 			hit = 0
 			for (i = 1; i <= n; i++)
-				if (v[i] == "all" || v[i] == variant)
+				if ((v[i] == "all" && !extra) || v[i] == variant)
 					hit = 1
 			if (!hit)
 				next

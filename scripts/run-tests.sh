@@ -53,7 +53,9 @@ for run in "${runs[@]}"; do
 	[ -d "$selftests" ] || die "no selftests in $selftests: run 'make build' first"
 	read -ra args < <("$TOP/scripts/plan.sh" variants "$arch" |
 		awk -v v="$v" '$1 == v { $1 = ""; print }')
-	[ ${#args[@]} -gt 0 ] || die "no variant '$v' for $arch in tests/variants"
+	[ ${#args[@]} -gt 1 ] || die "no variant '$v' for $arch in tests/variants"
+	tcg=${args[0]}
+	args=("${args[@]:1}")
 	[ "${args[*]}" != "-" ] || args=()
 	out=$results/$arch/$v
 	mkdir -p "$out"
@@ -61,11 +63,11 @@ for run in "${runs[@]}"; do
 	"$TOP/scripts/mkinitramfs.sh" "$arch" "$v" "$selftests" "$out/initramfs.cpio" "$plan"
 	# The boot gets every test's limit plus time to boot and power off.
 	limit=$(awk '{ s += $1 } END { print s + 180 }' "$out/plan")
-	echo "# $arch/$v: $(wc -l <"$out/plan") tests, kernel args '${args[*]}', boot limit ${limit}s"
+	echo "# $arch/$v: $(wc -l <"$out/plan") tests, kernel args '${args[*]}', $tcg-threaded TCG, boot limit ${limit}s"
 	start=$(date +%s)
 	for try in 1 2; do
 		rc=0
-		"$TOP/scripts/run-guest.sh" "$arch" "$kernel" "$out/initramfs.cpio" "$out" \
+		KVM_SERIES_TCG=${KVM_SERIES_TCG:-$tcg} "$TOP/scripts/run-guest.sh" "$arch" "$kernel" "$out/initramfs.cpio" "$out" \
 			"$limit" "${args[@]}" "kvmtest.variant=$v" || rc=$?
 		# Retry once when QEMU itself fell over: that is not the kernel's doing.
 		[ "$rc" = 2 ] && [ "$try" = 1 ] || break
