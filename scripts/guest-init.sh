@@ -88,6 +88,8 @@ while read -r limit name cmd; do
 	[ -n "$name" ] || continue
 	i=$((i + 1))
 	start=$(date +%s)
+	# Mark the kernel log so a splat can be traced to the test running.
+	echo "kvm-series: test $i $name" >/dev/kmsg
 	cd /kvm || exit 1
 	# shellcheck disable=SC2086 # the plan's arguments are split on purpose
 	run_limited "$limit" $cmd

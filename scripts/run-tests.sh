@@ -124,6 +124,9 @@ for run in "${runs[@]}"; do
 		result ok "$arch/$v/kernel-log" "no splats"
 	else
 		echo "$splats" | head -n 20 | sed 's/^/# splat: /'
+		# The first one whole, so a CI log alone shows the call trace.
+		first=$(echo "$splats" | head -n 1 | cut -d: -f1)
+		sed -n "${first},$((first + 40))p" "$out/console.log" | sed 's/^/# console: /'
 		result fail "$arch/$v/kernel-log" "kernel splat, see $out/console.log"
 	fi
 done
