@@ -37,9 +37,30 @@ emit() {
 	echo "$@" >>$out
 }
 
+# stacks PID: the kernel stack of each thread of PID, as TAP comments.
+stacks() {
+	for t in /proc/"$1"/task/*; do
+		echo "# hung thread ${t##*/} ($(cat "$t/comm")), $(grep State: "$t/status"), in $(cat "$t/wchan"):"
+		sed 's/^/#   /' "$t/stack"
+	done
+}
+
+# gone_within PID SECONDS: wait until PID is gone (status 0) or SECONDS have
+# passed (status 1).
+gone_within() {
+	end=$(($(date +%s) + $2))
+	while [ -d "/proc/$1" ]; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 1
+	done
+}
+
 # run_limited LIMIT COMMAND...: run COMMAND with its output in /tmp/log.
 # After LIMIT seconds, write the kernel stack of each of its threads to
 # /tmp/stacks, so a hang shows where it hangs, and kill it with SIGKILL.
+# If it still exists 30 s later, nothing more can run here: report test
+# $i ($name) as unkillable, with its stacks and every blocked task's in the
+# kernel log, and power off.
 run_limited() {
 	limit=$1
 	shift
@@ -47,17 +68,9 @@ run_limited() {
 	"$@" >/tmp/log 2>&1 </dev/null &
 	pid=$!
 	(
-		i=0
-		while [ "$i" -lt "$limit" ]; do
-			sleep 1
-			[ -d "/proc/$pid" ] || exit 0
-			i=$((i + 1))
-		done
+		if gone_within "$pid" "$limit"; then exit 0; fi
 		{
-			for t in /proc/"$pid"/task/*; do
-				echo "# hung thread ${t##*/} ($(cat "$t/comm")), $(grep State: "$t/status"), in $(cat "$t/wchan"):"
-				sed 's/^/#   /' "$t/stack"
-			done
+			stacks "$pid"
 			# The test's VMs' KVM statistics, twice, to tell a vCPU
 			# that keeps exiting from one that never does.
 			for d in /sys/kernel/debug/kvm/"$pid"-*; do
@@ -70,6 +83,18 @@ run_limited() {
 			done
 		} >/tmp/stacks 2>&1
 		kill -KILL "$pid"
+		if gone_within "$pid" 30; then exit 0; fi
+		{
+			sed 's/^/# /' /tmp/log | tail -n 40
+			cat /tmp/stacks
+			echo "# still there 30 s after SIGKILL:"
+			stacks "$pid"
+		} >>$out 2>&1
+		echo w >/proc/sysrq-trigger
+		emit "not ok $i $name # TIMEOUT after ${limit}s, and SIGKILL did not end it"
+		emit "# guest stopped: test $i could not be killed; blocked tasks are in the kernel log"
+		sync
+		poweroff -f
 	) &
 	dog=$!
 	wait "$pid"

@@ -4,8 +4,9 @@
 #   run-guest.sh ARCH KERNEL INITRAMFS OUTDIR TIMEOUT [CMDLINE...]
 # Writes OUTDIR/console.log (kernel serial console), OUTDIR/tap.log (what
 # the guest's /init printed on virtio console hvc0) and OUTDIR/qemu.log.
-# Exit: 0 the guest finished, 3 it timed out, 2 QEMU itself failed (an
-# infrastructure failure, not a kernel one).
+# Exit: 0 the guest finished, 3 it timed out, 4 it stalled (no result
+# within a test's limit; watch-guest.sh wrote OUTDIR/stall.log), 2 QEMU
+# itself failed (an infrastructure failure, not a kernel one).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -45,17 +46,33 @@ arm64)
 esac
 
 mkdir -p "$outdir"
-rm -f "$outdir"/{console,tap,qemu}.log
-rc=0
+rm -f "$outdir"/{console,tap,qemu,stall}.log "$outdir/monitor.sock"
 timeout -s KILL "$limit" "${qemu[@]}" -smp 2,sockets=2,cores=1,threads=1 "${mem[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 oops=panic loglevel=7 $extra" \
-	-display none -monitor none -nic none -no-reboot \
+	-display none -nic none -no-reboot \
+	-monitor "unix:$outdir/monitor.sock,server=on,wait=off" \
 	-serial "file:$outdir/console.log" \
 	-device virtio-serial-pci -chardev "file,id=tap,path=$outdir/tap.log" \
 	-device virtconsole,chardev=tap \
-	>"$outdir/qemu.log" 2>&1 || rc=$?
+	>"$outdir/qemu.log" 2>&1 &
+qemu_pid=$!
+# The image sits in arch/ARCH/boot/ of the object directory, System.map at
+# its top.
+"$TOP/scripts/watch-guest.sh" "$outdir" "$qemu_pid" "${kernel%/arch/*}/System.map" &
+watch_pid=$!
+rc=0
+wait "$qemu_pid" || rc=$?
+kill "$watch_pid" 2>/dev/null || true
+wait "$watch_pid" 2>/dev/null || true
 
+# watch-guest.sh writes its report before it stops QEMU.  A monitor that did
+# not answer means QEMU itself hung: that is not the kernel's doing.
+if grep -qs "monitor did not answer" "$outdir/stall.log"; then
+	cat "$outdir/stall.log" >>"$outdir/qemu.log"
+	exit 2
+fi
+[ ! -s "$outdir/stall.log" ] || exit 4
 if [ "$rc" = 137 ]; then
 	echo "guest did not finish within ${limit}s" >>"$outdir/qemu.log"
 	exit 3

@@ -5,7 +5,9 @@
 #   run-tests.sh [ARCH | ARCH/VARIANT ...]   (default: every variant of
 #                                             every architecture in ARCHES)
 # Environment: KERNEL_<arch> (image), SELFTESTS_<arch> (built selftests),
-# PLAN, RESULTS (where logs go).
+# PLAN, RESULTS (where logs go), KVM_SERIES_DEADLINE (a time in seconds
+# since the epoch by which every boot must be over; .ci/run sets it so a
+# stuck guest fails CI with its logs rather than running out CI's clock).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,6 +30,19 @@ for a in "$@"; do
 		done < <("$TOP/scripts/plan.sh" variants "$a")
 	fi
 done
+
+# boot_limit SECONDS: SECONDS, or less if KVM_SERIES_DEADLINE comes sooner
+# (keeping 60 s to report); fails if fewer than 120 s would be left.
+boot_limit() {
+	local left
+	if [ -z "${KVM_SERIES_DEADLINE:-}" ]; then
+		echo "$1"
+		return
+	fi
+	left=$((KVM_SERIES_DEADLINE - $(date +%s) - 60))
+	[ "$left" -ge 120 ] || return 1
+	echo $((left < $1 ? left : $1))
+}
 
 n=0 passed=0 failed=0 skipped=0 todo=0
 result() { # result ok|fail|skip|todo NAME [COMMENT]
@@ -62,17 +77,24 @@ for run in "${runs[@]}"; do
 	"$TOP/scripts/plan.sh" lines "$arch" "$v" "$plan" >"$out/plan"
 	"$TOP/scripts/mkinitramfs.sh" "$arch" "$v" "$selftests" "$out/initramfs.cpio" "$plan"
 	# The boot gets every test's limit plus time to boot and power off.
-	limit=$(awk '{ s += $1 } END { print s + 180 }' "$out/plan")
-	echo "# $arch/$v: $(wc -l <"$out/plan") tests, kernel args '${args[*]}', $tcg-threaded TCG, boot limit ${limit}s"
+	full=$(awk '{ s += $1 } END { print s + 180 }' "$out/plan")
+	echo "# $arch/$v: $(wc -l <"$out/plan") tests, kernel args '${args[*]}', $tcg-threaded TCG, boot limit ${full}s"
+	rm -f "$out"/{tap,console,qemu,stall}.log
 	start=$(date +%s)
 	for try in 1 2; do
+		if ! limit=$(boot_limit "$full"); then
+			echo "# $arch/$v: not booted, KVM_SERIES_DEADLINE is too close"
+			rc=5
+			break
+		fi
+		[ "$limit" = "$full" ] || echo "# $arch/$v: boot limit cut to ${limit}s by KVM_SERIES_DEADLINE"
 		rc=0
 		KVM_SERIES_TCG=${KVM_SERIES_TCG:-$tcg} "$TOP/scripts/run-guest.sh" "$arch" "$kernel" "$out/initramfs.cpio" "$out" \
 			"$limit" "${args[@]}" "kvmtest.variant=$v" || rc=$?
 		# Retry once when QEMU itself fell over: that is not the kernel's doing.
 		[ "$rc" = 2 ] && [ "$try" = 1 ] || break
 		echo "# $arch/$v: QEMU failed (infrastructure, not the kernel); retrying once:"
-		sed 's/^/#   /' "$out/qemu.log" | tail -n 5
+		sed 's/^/#   /' "$out/qemu.log" | tail -n 12
 	done
 	echo "# $arch/$v: guest ran $(($(date +%s) - start))s; logs in $out"
 
@@ -105,19 +127,34 @@ for run in "${runs[@]}"; do
 			;;
 		"# "*) echo "$line" ;;
 		esac
-	done < <(tr -d '\r' <"$out/tap.log" 2>/dev/null)
+	done < <([ ! -f "$out/tap.log" ] || tr -d '\r' <"$out/tap.log")
 
 	# Tests the guest never reported: it crashed, hung or QEMU died.
 	case $rc in
 	0) why="not reported (guest stopped early, see console.log)" ;;
 	2) why="not run: QEMU failed, an infrastructure failure (see qemu.log)" ;;
+	4) why="not run: the guest stalled in an earlier test" ;;
+	5) why="not run: time budget (KVM_SERIES_DEADLINE) spent" ;;
 	*) why="not run: guest timed out after ${limit}s" ;;
 	esac
+	stuck="no result: the guest stalled in this test (see the stall report above)"
+	if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then
+		# A CI log is all there may be: say where the guest was.
+		[ ! -f "$out/stall.log" ] || sed 's/^/# stall: /' "$out/stall.log"
+		tr -d '\r' <"$out/console.log" | tail -n 40 | sed 's/^/# console tail: /'
+	fi
 	while read -r _ name _; do
-		result fail "$arch/$v/$name" "$why"
+		if [ "$rc" = 4 ] && [ -n "$stuck" ]; then
+			result fail "$arch/$v/$name" "$stuck"
+			stuck=
+		else
+			result fail "$arch/$v/$name" "$why"
+		fi
 	done < <(tail -n +"$((reported + 1))" "$out/plan")
 
-	if [ "$rc" = 2 ]; then
+	if [ "$rc" = 5 ]; then
+		continue # no boot, no kernel log
+	elif [ "$rc" = 2 ]; then
 		sed 's/^/# qemu: /' "$out/qemu.log" | tail -n 10
 		result fail "$arch/$v/qemu" "infrastructure: QEMU failed twice"
 	elif splats=$("$TOP/scripts/check-splats.sh" "$out/console.log" 2>&1); then

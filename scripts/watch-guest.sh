@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Stop a test guest that no longer makes progress, and record where it was.
+#   watch-guest.sh OUTDIR QEMU_PID [SYSTEM_MAP]
+#
+# The guest writes one result to OUTDIR/tap.log per line of OUTDIR/plan
+# ("LIMIT NAME COMMAND..."), and guest-init.sh kills a test at its LIMIT.
+# When no result arrives within the running test's LIMIT plus GRACE seconds
+# (BOOT_GRACE before the guest's first line), guest-init itself is stuck: a
+# frozen guest kernel, a wedged QEMU, or a test it could not kill.  Then
+# this writes OUTDIR/stall.log (which test, and each vCPU's registers twice,
+# symbolized with SYSTEM_MAP, to tell a spinning guest from a stopped one)
+# and stops QEMU (QEMU_PID is QEMU or the timeout(1) that runs it).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+outdir=${1:?usage: watch-guest.sh OUTDIR QEMU_PID [SYSTEM_MAP]}
+qemu_pid=${2:?}
+map=${3:-}
+grace=${GRACE:-120}
+boot_grace=${BOOT_GRACE:-300}
+tap=$outdir/tap.log
+monitor=$outdir/monitor.sock
+
+# symbolize: "RIP=ffffffff81234567" -> "RIP=ffffffff81234567 (func+0x17)".
+# Kernel addresses and System.map entries are 16 lower-case hex digits, so
+# comparing them as strings compares them as numbers.
+symbolize() {
+	local line key addr sym
+	while IFS= read -r line; do
+		[[ $line =~ (RIP|PC)=([0-9a-f]{16}) ]] && [ -f "$map" ] || {
+			echo "$line"
+			continue
+		}
+		key=${BASH_REMATCH[1]}
+		addr=${BASH_REMATCH[2]}
+		sym=$(awk -v a="$addr" '$1 <= a { s = $1 " " $3 } $1 > a { exit } END { print s }' "$map")
+		if [ -n "$sym" ]; then
+			printf '%s=%s (%s+0x%x)\n' "$key" "$addr" "${sym#* }" \
+				$((16#$addr - 16#${sym%% *}))
+		else
+			echo "$key=$addr (not in the guest kernel: user space or a nested guest)"
+		fi
+	done
+}
+
+# The vCPUs' state from QEMU's monitor, one line per vCPU.
+registers() {
+	"$TOP/scripts/hmp.py" "$monitor" "info registers -a" |
+		grep -oE 'CPU#[0-9]+|(RIP|PC)=[0-9a-f]+|HLT=[01]' | symbolize |
+		awk '/^CPU#/ { if (l) print l; l = $0; next }
+			{ l = l " " $0 } END { if (l) print l }'
+}
+
+size=-1
+since=$(date +%s)
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	sleep 5
+	now=$(date +%s)
+	s=$(stat -c %s "$tap" 2>/dev/null || echo 0)
+	if [ "$s" != "$size" ]; then
+		size=$s since=$now
+		continue
+	fi
+	done_tests=$(grep -cE '^(ok|not ok) ' "$tap" 2>/dev/null || true)
+	running=$((done_tests + 1))
+	limit=$(sed -n "${running}p" "$outdir/plan" | cut -d' ' -f1)
+	name=$(sed -n "${running}p" "$outdir/plan" | cut -d' ' -f2)
+	if [ "$s" = 0 ]; then
+		allowed=$boot_grace what="the guest to boot"
+	elif [ -n "$limit" ]; then
+		allowed=$((limit + grace)) what="test $running $name (limit ${limit}s)"
+	else
+		allowed=$grace what="the guest to power off"
+	fi
+	[ $((now - since)) -ge "$allowed" ] || continue
+
+	{
+		echo "stalled: waited $((now - since))s for $what"
+		echo "vCPUs:"
+		if registers 2>&1 | sed 's/^/  /'; then
+			sleep 2
+			echo "vCPUs 2 s later:"
+			registers 2>&1 | sed 's/^/  /' || true
+		else
+			echo "  (QEMU's monitor did not answer: QEMU itself is stuck)"
+		fi
+	} >"$outdir/stall.log"
+	"$TOP/scripts/hmp.py" "$monitor" quit 2>/dev/null || kill "$qemu_pid" 2>/dev/null || true
+	sleep 5
+	kill -KILL "$qemu_pid" 2>/dev/null || true
+	exit 0
+done
