@@ -44,10 +44,16 @@ symbolize() {
 	done
 }
 
-# The vCPUs' state from QEMU's monitor, one line per vCPU.
+# The vCPUs' state from QEMU's monitor, one line per vCPU.  Fails only if
+# the monitor does not answer.
 registers() {
-	"$TOP/scripts/hmp.py" "$monitor" "info registers -a" |
-		grep -oE 'CPU#[0-9]+|(RIP|PC)=[0-9a-f]+|HLT=[01]' | symbolize |
+	local regs
+	regs=$("$TOP/scripts/hmp.py" "$monitor" "info registers -a") || return 1
+	if ! grep -qE '(RIP|PC)=' <<<"$regs"; then
+		head -n 5 <<<"$regs" # not the format expected: show it
+		return 0
+	fi
+	grep -oE 'CPU#[0-9]+|(RIP|PC)=[0-9a-f]+|HLT=[01]' <<<"$regs" | symbolize |
 		awk '/^CPU#/ { if (l) print l; l = $0; next }
 			{ l = l " " $0 } END { if (l) print l }'
 }
