@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync
-	ccache git python3 python3-ply python3-git xz-utils
+	ccache git python3 python3-ply python3-git xz-utils procps
 	gcc-aarch64-linux-gnu
 	qemu-system-x86 qemu-system-arm
 	shellcheck

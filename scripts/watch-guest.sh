@@ -92,8 +92,14 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 			echo "  (QEMU's monitor did not answer: QEMU itself is stuck)"
 		fi
 	} >"$outdir/stall.log"
-	"$TOP/scripts/hmp.py" "$monitor" quit 2>/dev/null || kill "$qemu_pid" 2>/dev/null || true
-	sleep 5
-	kill -KILL "$qemu_pid" 2>/dev/null || true
+	# Ask QEMU to quit; if it does not, SIGTERM (timeout(1) passes it on),
+	# and last SIGKILL to QEMU_PID and its child.
+	"$TOP/scripts/hmp.py" "$monitor" quit 2>/dev/null || true
+	for sig in TERM KILL; do
+		sleep 5
+		kill -0 "$qemu_pid" 2>/dev/null || break
+		pkill "-$sig" -P "$qemu_pid" || true
+		kill "-$sig" "$qemu_pid" 2>/dev/null || true
+	done
 	exit 0
 done
