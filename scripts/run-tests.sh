@@ -141,7 +141,8 @@ for run in "${runs[@]}"; do
 	if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then
 		# A CI log is all there may be: say where the guest was.
 		[ ! -f "$out/stall.log" ] || sed 's/^/# stall: /' "$out/stall.log"
-		tr -d '\r' <"$out/console.log" | tail -n 40 | sed 's/^/# console tail: /'
+		[ ! -f "$out/console.log" ] ||
+			tr -d '\r' <"$out/console.log" | tail -n 40 | sed 's/^/# console tail: /'
 	fi
 	while read -r _ name _; do
 		if [ "$rc" = 4 ] && [ -n "$stuck" ]; then
