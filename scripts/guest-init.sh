@@ -45,6 +45,13 @@ stacks() {
 	done
 }
 
+# show_output: the test's last 40 lines of output and, if it hung, its
+# stacks, as TAP comments before its result.
+show_output() {
+	sed 's/^/# /' /tmp/log | tail -n 40 >>$out
+	[ ! -s /tmp/stacks ] || cat /tmp/stacks >>$out
+}
+
 # gone_within PID SECONDS: wait until PID is gone (status 0) or SECONDS have
 # passed (status 1).
 gone_within() {
@@ -84,9 +91,8 @@ run_limited() {
 		} >/tmp/stacks 2>&1
 		kill -KILL "$pid"
 		if gone_within "$pid" 30; then exit 0; fi
+		show_output
 		{
-			sed 's/^/# /' /tmp/log | tail -n 40
-			cat /tmp/stacks
 			echo "# still there 30 s after SIGKILL:"
 			stacks "$pid"
 		} >>$out 2>&1
@@ -120,8 +126,7 @@ while read -r limit name cmd; do
 	run_limited "$limit" $cmd
 	rc=$?
 	secs=$(($(date +%s) - start))
-	sed 's/^/# /' /tmp/log | tail -n 40 >>$out
-	[ ! -s /tmp/stacks ] || cat /tmp/stacks >>$out
+	show_output
 	if [ $rc = 0 ]; then
 		emit "ok $i $name # time=${secs}s"
 	elif [ $rc = 4 ]; then

@@ -9,7 +9,9 @@
 # frozen guest kernel, a wedged QEMU, or a test it could not kill.  Then
 # this writes OUTDIR/stall.log (which test, and each vCPU's registers twice,
 # symbolized with SYSTEM_MAP, to tell a spinning guest from a stopped one)
-# and stops QEMU (QEMU_PID is QEMU or the timeout(1) that runs it).
+# and stops QEMU (QEMU_PID is QEMU or the timeout(1) that runs it).  If
+# QEMU's monitor does not answer, the report says "monitor did not answer":
+# run-guest.sh reads that as QEMU hung, not the guest.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -70,8 +72,7 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 	fi
 	done_tests=$(grep -cE '^(ok|not ok) ' "$tap" 2>/dev/null || true)
 	running=$((done_tests + 1))
-	limit=$(sed -n "${running}p" "$outdir/plan" | cut -d' ' -f1)
-	name=$(sed -n "${running}p" "$outdir/plan" | cut -d' ' -f2)
+	read -r limit name _ < <(sed -n "${running}p" "$outdir/plan") || true
 	if [ "$s" = 0 ]; then
 		allowed=$boot_grace what="the guest to boot"
 	elif [ -n "$limit" ]; then
