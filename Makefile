@@ -3,7 +3,7 @@
 #   make run      fetch, apply, build, boot and show the series at work
 #   make test     series checks + build + the whole test plan (CI runs this)
 #
-# Also: deps tree export build check bisect clean.  ARCHES selects the
+# Also: deps tree export build check bisect bench clean.  ARCHES selects the
 # architectures (default: x86_64 arm64).
 
 SHELL := /bin/bash
@@ -11,12 +11,13 @@ ARCHES ?= x86_64 arm64
 export ARCHES
 S := scripts/stage.sh
 
-.PHONY: all run test deps tree export build check bisect clean distclean
+.PHONY: all run test deps tree export build check bisect bench clean distclean
 
 all: run
 
 deps:
 	@$(S) deps scripts/install-deps.sh
+	@$(S) toolchain scripts/check-toolchain.sh
 
 tree: deps
 	@$(S) tree scripts/tree.sh
@@ -41,6 +42,9 @@ run: build
 
 bisect: tree
 	@$(S) bisect scripts/bisect.sh
+
+bench: tree
+	@$(S) bench scripts/bench.sh $(BENCH_RUN)
 
 clean:
 	rm -rf build/obj-* build/selftests-* build/results

@@ -2,8 +2,9 @@
 # Series hygiene: the series file matches patches/, every patch is signed
 # off by the project identity, applies in order on the base (make tree),
 # and is "checkpatch.pl --strict" clean except for the excuses listed in
-# patches/checkpatch-excuses; the tooling is shellcheck-clean and
-# tests/plan accounts for every selftest of each architecture.
+# patches/checkpatch-excuses; the tooling is shellcheck-clean, every make
+# target the README names exists, and tests/plan accounts for every
+# selftest of each architecture.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +44,14 @@ done <series
 
 # The tooling.
 (cd "$TOP" && shellcheck -x scripts/*.sh .ci/run) || bad "shellcheck found problems in scripts/"
+
+# Every "make TARGET" the README shows (in `code` or an indented command
+# line) is a target of the Makefile, so the front door and its
+# documentation cannot drift apart.
+targets=$(make -C "$TOP" -pRrq : 2>/dev/null | awk -F: '/^[a-z][a-z_-]*:/ { print $1 }' | sort -u)
+while read -r t; do
+	grep -qx "$t" <<<"$targets" || bad "README.md names 'make $t', which the Makefile lacks"
+done < <(grep -oE '(`|^    )make [a-z][a-z_-]*' "$TOP/README.md" | awk '{ print $2 }' | sort -u)
 
 for arch in $ARCHES; do
 	"$TOP/scripts/plan.sh" audit "$arch" || fail=1
