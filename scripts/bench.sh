@@ -5,14 +5,16 @@
 # one table of medians with patched/base ratios.
 #   bench.sh [ARCH/VARIANT]     (default: x86_64/tdp)
 #
-# tests/bench lines:  LABEL REF REPS COMMAND [ARGS...]
+# tests/bench lines:  LABEL REF REPS KEY UNIT COMMAND [ARGS...]
 #   LABEL  row name (no spaces)
 #   REF    the row whose *base* median is this row's denominator ("-" for
 #          itself), so a row that only runs on the patched kernel can be
 #          compared with the base's way of doing the same work
 #   REPS   repetitions in one boot; the median is reported
-# A row's value is the last "Overall ... rate: <number>" line its output
-# prints; a row that skips (a capability the kernel lacks) is n/a.
+#   KEY    an awk regular expression (no spaces): a run's value is the
+#          number after the last "KEY: " or "KEY " its output prints
+#   UNIT   what the value counts, for the table
+# A row that skips (a capability the kernel lacks) is n/a.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -41,10 +43,10 @@ note "building the patched kernel and selftests ($arch)"
 # One plan line per repetition.
 plan=$out/plan
 awk -v arch="$arch" -v variant="$variant" '
-	/^#/ || NF < 4 { next }
+	/^#/ || NF < 6 { next }
 	{
-		cmd = $4
-		for (i = 5; i <= NF; i++)
+		cmd = $6
+		for (i = 7; i <= NF; i++)
 			cmd = cmd " " $i
 		for (r = 0; r < $3; r++)
 			print "run " arch " " variant " 300 " cmd
@@ -61,13 +63,14 @@ for k in base patched; do
 		"$TOP/scripts/run-tests.sh" "$run" >"$out/$k.tap" || true
 done
 
-# name -> values, from "# ...rate..." lines followed by the result line.
-values() {
-	awk '
+# "name value" for each passed run, from the last "# ...KEY: number" line
+# before the run's result line.
+values() { # TAP-FILE KEY
+	awk -v key="$2" '
 		/^# / {
-			if (match($0, /^# Overall .*rate: [0-9.]+/)) {
+			if (match($0, key ":? [0-9.]+")) {
 				v = substr($0, RSTART, RLENGTH)
-				sub(/.*rate: /, "", v)
+				sub(/.* /, "", v)
 			}
 			next
 		}
@@ -88,25 +91,25 @@ median() { # values on stdin
 }
 
 declare -A med=()
-while read -r label ref reps cmd; do
+while read -r label ref reps key unit cmd; do
 	[[ $label == \#* || -z $label ]] && continue
 	name=$(echo "$cmd" | tr ' ' ',')
 	for k in base patched; do
-		med[$label.$k]=$(values "$out/$k.tap" | awk -v n="$name" '$1 == n { print $2 }' | median)
+		med[$label.$k]=$(values "$out/$k.tap" "$key" | awk -v n="$name" '$1 == n { print $2 }' | median)
 	done
 done <"$spec"
 
 {
 	echo "Benchmark: tests/bench on $arch/$variant, same runner and selftest binaries,"
-	echo "unpatched base vs. patched kernel; medians, 4K pages/s under QEMU TCG"
-	printf '%-28s %5s %12s %12s %9s  %s\n' row reps base patched ratio "(ratio = patched / base of row)"
-	while read -r label ref reps cmd; do
+	echo "unpatched base vs. patched kernel; medians under QEMU TCG"
+	printf '%-28s %5s %12s %12s %9s  %-10s %s\n' row reps base patched ratio unit "(ratio = patched / base of row)"
+	while read -r label ref reps key unit cmd; do
 		[[ $label == \#* || -z $label ]] && continue
 		[ "$ref" = - ] && ref=$label
 		b=${med[$label.base]} p=${med[$label.patched]} d=${med[$ref.base]:-n/a}
 		ratio=n/a
-		[ "$p" != n/a ] && [ "$d" != n/a ] && ratio=$(awk -v p="$p" -v d="$d" 'BEGIN { printf "%.2f", p / d }')
-		printf '%-28s %5s %12s %12s %9s  %s\n' "$label" "$reps" "$b" "$p" "$ratio" "$ref"
+		[ "$p" != n/a ] && [ "$d" != n/a ] && ratio=$(awk -v p="$p" -v d="$d" 'BEGIN { if (d == 0) print "n/a"; else printf "%.2f", p / d }')
+		printf '%-28s %5s %12s %12s %9s  %-10s %s\n' "$label" "$reps" "$b" "$p" "$ratio" "$unit" "$ref"
 	done <"$spec"
 	echo "(commands: $spec; raw TAP: $out/base.tap, $out/patched.tap)"
 } | tee "$out/table.txt"

@@ -18,12 +18,24 @@ if [ ! -d "$wt" ]; then
 fi
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "no patches on base in $TREE"
+# FROM=N starts at patch N (its build is then a full one), e.g. to check
+# only a group added on top of patches already proven; the selftests must
+# then build after every patch checked.
+from=${FROM:-1}
+[[ $from =~ ^[0-9]+$ ]] && [ "$from" -ge 1 ] && [ "$from" -le ${#commits[@]} ] ||
+	die "FROM must be a patch number from 1 to ${#commits[@]}"
 
 read -ra arches <<<"$ARCHES"
 declare -A selftests_ok=()
+if [ "$from" -gt 1 ]; then
+	for a in "${arches[@]}"; do
+		selftests_ok[$a]=yes
+	done
+fi
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
+	[ "$i" -ge "$from" ] || continue
 	subject=$(git -C "$TREE" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
 	for a in "${arches[@]}"; do
@@ -48,4 +60,4 @@ done
 for a in "${arches[@]}"; do
 	[ "${selftests_ok[$a]:-no}" = yes ] || die "the $a selftests do not build at the end of the series"
 done
-echo "bisect: all ${#commits[@]} patches build on: ${arches[*]}"
+echo "bisect: patches $from-${#commits[@]} of ${#commits[@]} build on: ${arches[*]}"
