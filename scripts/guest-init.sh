@@ -45,6 +45,30 @@ stacks() {
 	done
 }
 
+# trace_on / trace_show: record KVM's exit, entry, emulation, exception and
+# fault events while a hung test's statistics are read, then print the last
+# 40, so a vCPU that loops shows what it loops on (exit reason, RIP, the
+# exception it is given).
+tracefs=/sys/kernel/tracing
+trace_on() {
+	[ -d $tracefs/events/kvm ] || return 0
+	echo 0 >$tracefs/tracing_on
+	: >$tracefs/trace
+	for e in kvm/kvm_exit kvm/kvm_entry kvm/kvm_emulate_insn \
+		kvm/kvm_inj_exception kvm/kvm_page_fault kvm/kvm_userspace_exit \
+		kvm/kvm_mmio kvmmmu/kvm_mmu_walker_error; do
+		[ ! -e $tracefs/events/$e/enable ] || echo 1 >$tracefs/events/$e/enable
+	done
+	echo 1 >$tracefs/tracing_on
+}
+trace_show() {
+	[ -d $tracefs/events/kvm ] || return 0
+	echo 0 >$tracefs/tracing_on
+	echo "# last KVM trace events:"
+	grep -v '^#' $tracefs/trace | tail -n 40 | sed 's/^/#   /'
+	echo 0 >$tracefs/events/enable
+}
+
 # show_output: the test's last 40 lines of output and, if it hung, its
 # stacks, as TAP comments before its result.
 show_output() {
@@ -78,6 +102,7 @@ run_limited() {
 		if gone_within "$pid" "$limit"; then exit 0; fi
 		{
 			stacks "$pid"
+			trace_on
 			# The test's VMs' KVM statistics, twice, to tell a vCPU
 			# that keeps exiting from one that never does.
 			for d in /sys/kernel/debug/kvm/"$pid"-*; do
@@ -88,6 +113,7 @@ run_limited() {
 						"$(cd "$d" && grep -s . -- * | grep -v ':0$' | tr '\n' ' ')"
 				done
 			done
+			trace_show
 		} >/tmp/stacks 2>&1
 		kill -KILL "$pid"
 		if gone_within "$pid" 30; then exit 0; fi
