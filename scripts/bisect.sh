@@ -24,6 +24,10 @@ mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
 from=${FROM:-1}
 [[ $from =~ ^[0-9]+$ ]] && [ "$from" -ge 1 ] && [ "$from" -le ${#commits[@]} ] ||
 	die "FROM must be a patch number from 1 to ${#commits[@]}"
+# TO=N stops after patch N, e.g. to check one group in the middle.
+to=${TO:-${#commits[@]}}
+[[ $to =~ ^[0-9]+$ ]] && [ "$to" -ge "$from" ] && [ "$to" -le ${#commits[@]} ] ||
+	die "TO must be a patch number from $from to ${#commits[@]}"
 
 read -ra arches <<<"$ARCHES"
 declare -A selftests_ok=()
@@ -36,6 +40,7 @@ i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	[ "$i" -ge "$from" ] || continue
+	[ "$i" -le "$to" ] || break
 	subject=$(git -C "$TREE" log -1 --format=%s "$c")
 	git -C "$wt" checkout -q --detach "$c"
 	for a in "${arches[@]}"; do
@@ -58,6 +63,6 @@ for c in "${commits[@]}"; do
 	done
 done
 for a in "${arches[@]}"; do
-	[ "${selftests_ok[$a]:-no}" = yes ] || die "the $a selftests do not build at the end of the series"
+	[ "${selftests_ok[$a]:-no}" = yes ] || die "the $a selftests do not build after patch $to"
 done
-echo "bisect: patches $from-${#commits[@]} of ${#commits[@]} build on: ${arches[*]}"
+echo "bisect: patches $from-$to of ${#commits[@]} build on: ${arches[*]}"
