@@ -156,6 +156,12 @@ run_limited() {
 n=$(grep -c . /plan)
 emit "TAP version 13"
 emit "# variant $variant, kernel $(uname -r), $(nproc) cpus"
+# The SVM features the outer CPU model gives KVM (x86; none on arm64): the
+# fast paths depend on them (nrip_save, decodeassists).
+svm=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
+	grep -x -E 'svm|npt|nrip_save|decodeassists|flushbyasid|vgif|avic|lbrv' |
+	tr '\n' ' ')
+[ -z "$svm" ] || emit "# svm features: $svm"
 emit "1..$n"
 i=0
 while read -r limit name cmd; do
