@@ -4,11 +4,14 @@
 #   make test     series checks + build + the whole test plan (CI runs this)
 #
 # Also: deps tree export build check bisect bench clean.  ARCHES selects the
-# architectures (default: x86_64 arm64).
+# architectures (default: x86_64 arm64).  DEBUG=1 builds and tests kernels
+# with KASAN and UBSAN (configs/debug.config) instead.
 
 SHELL := /bin/bash
 ARCHES ?= x86_64 arm64
 export ARCHES
+DEBUG ?=
+export DEBUG
 S := scripts/stage.sh
 
 .PHONY: all run test deps tree export build check bisect bench clean distclean
@@ -47,7 +50,7 @@ bench: tree
 	@$(S) bench scripts/bench.sh $(BENCH_RUN)
 
 clean:
-	rm -rf build/obj-* build/selftests-* build/results
+	rm -rf build/obj-* build/selftests-* build/results build/results-debug
 
 distclean:
 	rm -rf build

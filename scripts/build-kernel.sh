@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build a kernel from a tree: allnoconfig + configs/common.config +
-# configs/$ARCH.config, out of tree, with ccache.
+# configs/$ARCH.config (+ configs/debug.config with DEBUG=1), out of tree,
+# with ccache.
 #   build-kernel.sh ARCH [SRC_TREE [OBJ_DIR]]
 # ARCH is x86_64 or arm64.  Prints the path of the bootable image last.
 set -euo pipefail
@@ -9,7 +10,7 @@ set -euo pipefail
 
 arch=${1:?usage: build-kernel.sh x86_64|arm64 [tree [objdir]]}
 src=$(realpath "${2:-$TREE}")
-obj=$(realpath -m "${3:-$BUILD/obj-$arch}")
+obj=$(realpath -m "${3:-$(obj_dir "$arch")}")
 
 image=$(arch_kernel_image "$arch")
 cross=$(arch_cross "$arch")
@@ -23,6 +24,7 @@ mk=(make -s -C "$src" O="$obj" ARCH="$arch" CROSS_COMPILE="$cross"
 
 mkdir -p "$obj"
 frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
+[ -z "$DEBUG" ] || frags+=("$TOP/configs/debug.config")
 # Regenerate .config only when a fragment is newer than it.
 if [ ! -f "$obj/.config" ] || [ -n "$(find "${frags[@]}" -newer "$obj/.config")" ]; then
 	cat "${frags[@]}" >"$obj/fragments.config"

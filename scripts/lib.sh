@@ -9,6 +9,11 @@ CACHE=${CACHE:-$HOME/.cache/kvm-series}
 TREE=$BUILD/linux
 # The architectures the series is built and tested for.
 ARCHES=${ARCHES:-x86_64 arm64}
+# DEBUG=1: kernels with configs/debug.config (KASAN, UBSAN) in their own
+# object directories and results, and plan time limits multiplied by
+# DEBUG_SLOWDOWN, since such a kernel runs the tests several times slower.
+DEBUG=${DEBUG:-}
+DEBUG_SLOWDOWN=${DEBUG_SLOWDOWN:-3}
 
 # The project's own identity: it authors and signs off every patch.
 # shellcheck disable=SC2034 # used by the scripts that source this file
@@ -25,6 +30,12 @@ arch_kernel_image() {
 	arm64) echo arch/arm64/boot/Image ;;
 	*) die "unknown arch '$1' (x86_64 or arm64)" ;;
 	esac
+}
+
+# obj_dir ARCH             where the kernel for ARCH is built (DEBUG=1: its
+#                          own directory, so both kinds stay incremental)
+obj_dir() {
+	echo "$BUILD/obj-$1${DEBUG:+-debug}"
 }
 
 arch_cross() {

@@ -2,6 +2,8 @@
 # Read tests/plan.
 #   plan.sh lines ARCH VARIANT [PLAN]  the tests to run, as
 #                                      "TIMEOUT NAME COMMAND ARGS..."
+#                                      (TIMEOUT times DEBUG_SLOWDOWN
+#                                      with DEBUG=1, see lib.sh)
 #   plan.sh variants ARCH              "NAME TCG CMDLINE..." per variant
 #   plan.sh flaky ARCH [PLAN]          the tests whose failures (not
 #                                      timeouts) are reported as TODO
@@ -24,7 +26,8 @@ lines)
 	extra=$(awk -v arch="$arch" -v v="$variant" \
 		'$1 == arch && $2 == v && $3 == "single" { print 1 }' \
 		"$TOP/tests/variants")
-	awk -v arch="$arch" -v variant="$variant" -v extra="${extra:-0}" '
+	awk -v arch="$arch" -v variant="$variant" -v extra="${extra:-0}" \
+		-v slow="${DEBUG:+$DEBUG_SLOWDOWN}" '
 		$1 == "run" && $2 == arch {
 			n = split($3, v, ",")
 			hit = 0
@@ -36,7 +39,7 @@ lines)
 			name = $5
 			for (i = 6; i <= NF; i++)
 				name = name "," $i
-			line = $4 " " name
+			line = (slow ? $4 * slow : $4) " " name
 			for (i = 5; i <= NF; i++)
 				line = line " " $i
 			print line

@@ -6,7 +6,8 @@
 # the guest's /init printed on virtio console hvc0) and OUTDIR/qemu.log.
 # Exit: 0 the guest finished, 3 it timed out, 4 it stalled (no result
 # within a test's limit; watch-guest.sh wrote OUTDIR/stall.log), 2 QEMU
-# itself failed (an infrastructure failure, not a kernel one).
+# itself failed (an infrastructure failure, not a kernel one), 6 it stalled
+# with the signature of a lost wakeup IPI (README "Known problems").
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -71,6 +72,12 @@ wait "$watch_pid" 2>/dev/null || true
 if grep -qs "monitor did not answer" "$outdir/stall.log"; then
 	cat "$outdir/stall.log" >>"$outdir/qemu.log"
 	exit 2
+fi
+# Every vCPU idle while the kernel reports a task stuck in TASK_WAKING
+# (0x200): a wakeup was queued for a CPU that never took the IPI to run it.
+if grep -qs "^all vCPUs idle" "$outdir/stall.log" &&
+	grep -q -- '->state: 0x200 ' "$outdir/console.log"; then
+	exit 6
 fi
 [ ! -s "$outdir/stall.log" ] || exit 4
 if [ "$rc" = 137 ]; then

@@ -5,7 +5,8 @@
 #   run-tests.sh [ARCH | ARCH/VARIANT ...]   (default: every variant of
 #                                             every architecture in ARCHES)
 # Environment: KERNEL_<arch> (image), SELFTESTS_<arch> (built selftests),
-# PLAN, RESULTS (where logs go), KVM_SERIES_DEADLINE (a time in seconds
+# PLAN, RESULTS (where logs go), DEBUG (the debug kernels, see lib.sh),
+# KVM_SERIES_DEADLINE (a time in seconds
 # since the epoch by which every boot must be over; .ci/run sets it so a
 # stuck guest fails CI with its logs rather than running out CI's clock).
 set -euo pipefail
@@ -13,7 +14,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 plan=${PLAN:-$TOP/tests/plan}
-results=${RESULTS:-$BUILD/results}
+results=${RESULTS:-$BUILD/results${DEBUG:+-debug}}
 
 # Expand the arguments to ARCH/VARIANT pairs.
 if [ $# -eq 0 ]; then
@@ -62,7 +63,7 @@ for run in "${runs[@]}"; do
 	v=${run#*/}
 	image=$(arch_kernel_image "$arch")
 	kvar=KERNEL_$arch svar=SELFTESTS_$arch
-	kernel=${!kvar:-$BUILD/obj-$arch/$image}
+	kernel=${!kvar:-$(obj_dir "$arch")/$image}
 	selftests=${!svar:-$BUILD/selftests-$arch}
 	[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
 	[ -d "$selftests" ] || die "no selftests in $selftests: run 'make build' first"
@@ -91,10 +92,18 @@ for run in "${runs[@]}"; do
 		rc=0
 		KVM_SERIES_TCG=${KVM_SERIES_TCG:-$tcg} "$TOP/scripts/run-guest.sh" "$arch" "$kernel" "$out/initramfs.cpio" "$out" \
 			"$limit" "${args[@]}" "kvmtest.variant=$v" || rc=$?
-		# Retry once when QEMU itself fell over: that is not the kernel's doing.
-		[ "$rc" = 2 ] && [ "$try" = 1 ] || break
-		echo "# $arch/$v: QEMU failed (infrastructure, not the kernel); retrying once:"
-		sed 's/^/#   /' "$out/qemu.log" | tail -n 12
+		# Retry once when QEMU itself fell over, or lost a wakeup IPI:
+		# that is not the kernel's doing.  Nothing else is retried.
+		{ [ "$rc" = 2 ] || [ "$rc" = 6 ]; } && [ "$try" = 1 ] || break
+		if [ "$rc" = 2 ]; then
+			echo "# $arch/$v: QEMU failed (infrastructure, not the kernel); retrying once:"
+			sed 's/^/#   /' "$out/qemu.log" | tail -n 12
+		else
+			echo "# $arch/$v: lost wakeup (every vCPU idle, a task stuck in TASK_WAKING; README \"Known problems\"); retrying once:"
+			sed 's/^/#   /' "$out/stall.log"
+			tr -d '\r' <"$out/console.log" | grep -E -- '->state: 0x200 |kvm-series: test ' |
+				tail -n 3 | sed 's/^/#   /'
+		fi
 	done
 	echo "# $arch/$v: guest ran $(($(date +%s) - start))s; logs in $out"
 
@@ -133,19 +142,20 @@ for run in "${runs[@]}"; do
 	case $rc in
 	0) why="not reported (guest stopped early, see console.log)" ;;
 	2) why="not run: QEMU failed, an infrastructure failure (see qemu.log)" ;;
-	4) why="not run: the guest stalled in an earlier test" ;;
+	4 | 6) why="not run: the guest stalled in an earlier test" ;;
 	5) why="not run: time budget (KVM_SERIES_DEADLINE) spent" ;;
 	*) why="not run: guest timed out after ${limit}s" ;;
 	esac
 	stuck="no result: the guest stalled in this test (see the stall report above)"
-	if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then
+	[ "$rc" != 6 ] || stuck="no result: the guest stalled in this test, with the lost-wakeup signature twice"
+	if [ "$rc" = 3 ] || [ "$rc" = 4 ] || [ "$rc" = 6 ]; then
 		# A CI log is all there may be: say where the guest was.
 		[ ! -f "$out/stall.log" ] || sed 's/^/# stall: /' "$out/stall.log"
 		[ ! -f "$out/console.log" ] ||
 			tr -d '\r' <"$out/console.log" | tail -n 40 | sed 's/^/# console tail: /'
 	fi
 	while read -r _ name _; do
-		if [ "$rc" = 4 ] && [ -n "$stuck" ]; then
+		if { [ "$rc" = 4 ] || [ "$rc" = 6 ]; } && [ -n "$stuck" ]; then
 			result fail "$arch/$v/$name" "$stuck"
 			stuck=
 		else

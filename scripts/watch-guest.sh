@@ -8,10 +8,14 @@
 # (BOOT_GRACE before the guest's first line), guest-init itself is stuck: a
 # frozen guest kernel, a wedged QEMU, or a test it could not kill.  Then
 # this writes OUTDIR/stall.log (which test, and each vCPU's registers twice,
-# symbolized with SYSTEM_MAP, to tell a spinning guest from a stopped one)
-# and stops QEMU (QEMU_PID is QEMU or the timeout(1) that runs it).  If
-# QEMU's monitor does not answer, the report says "monitor did not answer":
-# run-guest.sh reads that as QEMU hung, not the guest.
+# symbolized with SYSTEM_MAP, to tell a spinning guest from a stopped one;
+# on x86 also each local APIC's ISR, IRR and PPR, which show an interrupt
+# that QEMU holds pending for a halted vCPU) and stops QEMU (QEMU_PID is
+# QEMU or the timeout(1) that runs it).  If every vCPU was halted with
+# interrupts enabled in both samples, the report says so on a line of its
+# own ("all vCPUs idle"), for run-guest.sh to classify.  If QEMU's monitor
+# does not answer, the report says "monitor did not answer": run-guest.sh
+# reads that as QEMU hung, not the guest.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +34,11 @@ monitor=$outdir/monitor.sock
 symbolize() {
 	local line key addr sym
 	while IFS= read -r line; do
+		# x86 flags: only IF (bit 9) matters here.
+		if [[ $line =~ ^[RE]FL=([0-9a-f]+)$ ]]; then
+			echo "IF=$(((16#${BASH_REMATCH[1]} >> 9) & 1))"
+			continue
+		fi
 		[[ $line =~ (RIP|PC)=([0-9a-f]{16}) ]] && [ -f "$map" ] || {
 			echo "$line"
 			continue
@@ -55,9 +64,25 @@ registers() {
 		head -n 5 <<<"$regs" # not the format expected: show it
 		return 0
 	fi
-	grep -oE 'CPU#[0-9]+|(RIP|PC)=[0-9a-f]+|HLT=[01]' <<<"$regs" | symbolize |
+	grep -oE 'CPU#[0-9]+|(RIP|PC)=[0-9a-f]+|[RE]FL=[0-9a-f]+|HLT=[01]' <<<"$regs" | symbolize |
 		awk '/^CPU#/ { if (l) print l; l = $0; next }
 			{ l = l " " $0 } END { if (l) print l }'
+}
+
+indent() {
+	sed 's/^/  /'
+}
+
+# x86: each vCPU's local APIC, from QEMU's model: the vectors in service
+# and pending, and the priority that gates them.  $1 is the vCPU count.
+lapics() {
+	local cpu
+	for ((cpu = 0; cpu < $1; cpu++)); do
+		"$TOP/scripts/hmp.py" "$monitor" "info lapic $cpu" |
+			awk -v c="$cpu" '/^(ISR|IRR)/ { sub(/\t */, " "); l = l "  " $0 }
+				/^APR/ { l = l "  PPR " $NF }
+				END { print "CPU#" c l }'
+	done
 }
 
 size=-1
@@ -85,10 +110,22 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 	{
 		echo "stalled: waited $((now - since))s for $what"
 		echo "vCPUs:"
-		if registers 2>&1 | sed 's/^/  /'; then
+		if first=$(registers 2>&1); then
+			indent <<<"$first"
 			sleep 2
 			echo "vCPUs 2 s later:"
-			registers 2>&1 | sed 's/^/  /' || true
+			second=$(registers 2>&1) || true
+			indent <<<"$second"
+			if grep -q 'IF=' <<<"$first"; then
+				echo "local APICs:"
+				lapics "$(grep -c "^CPU#" <<<"$first")" 2>&1 | indent || true
+			fi
+			# Halted with IF=1 throughout: nothing to run, and no
+			# interrupt taken that would give it something.
+			if ! grep -v 'HLT=1.*IF=1\|IF=1.*HLT=1' <<<"$first
+$second" | grep -q .; then
+				echo "all vCPUs idle: halted with interrupts enabled in both samples"
+			fi
 		else
 			echo "  (QEMU's monitor did not answer: QEMU itself is stuck)"
 		fi
