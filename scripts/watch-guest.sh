@@ -85,6 +85,21 @@ lapics() {
 	done
 }
 
+# Read lapics' lines; name each vCPU whose highest pending vector outranks
+# its processor priority (IRR class above PPR class): an interrupt it must
+# take as soon as IF=1, which only the emulator can be holding back.
+held_back() {
+	local line ppr top
+	while IFS= read -r line; do
+		[[ $line =~ IRR\ ([0-9 ]+)\ +PPR\ 0x([0-9a-f]+)$ ]] || continue
+		ppr=$((16#${BASH_REMATCH[2]}))
+		top=$(tr ' ' '\n' <<<"${BASH_REMATCH[1]}" | sort -n | tail -n 1)
+		[ $((top >> 4)) -gt $((ppr >> 4)) ] &&
+			echo "interrupt held back: ${line%% *} has vector $top pending above PPR $ppr"
+	done
+	return 0
+}
+
 size=-1
 since=$(date +%s)
 while kill -0 "$qemu_pid" 2>/dev/null; do
@@ -118,7 +133,9 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 			indent <<<"$second"
 			if grep -q 'IF=' <<<"$first"; then
 				echo "local APICs:"
-				lapics "$(grep -c "^CPU#" <<<"$first")" 2>&1 | indent || true
+				apics=$(lapics "$(grep -c "^CPU#" <<<"$first")" 2>&1) || true
+				indent <<<"$apics"
+				held_back <<<"$apics"
 			fi
 			# Halted with IF=1 throughout: nothing to run, and no
 			# interrupt taken that would give it something.
