@@ -7,7 +7,7 @@
 # Exit: 0 the guest finished, 3 it timed out, 4 it stalled (no result
 # within a test's limit; watch-guest.sh wrote OUTDIR/stall.log), 2 QEMU
 # itself failed (an infrastructure failure, not a kernel one), 6 it stalled
-# with the signature of a lost wakeup IPI (README "Known problems").
+# with the signature of an interrupt lost by QEMU (README "Known problems").
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"

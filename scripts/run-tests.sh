@@ -92,14 +92,14 @@ for run in "${runs[@]}"; do
 		rc=0
 		KVM_SERIES_TCG=${KVM_SERIES_TCG:-$tcg} "$TOP/scripts/run-guest.sh" "$arch" "$kernel" "$out/initramfs.cpio" "$out" \
 			"$limit" "${args[@]}" "kvmtest.variant=$v" || rc=$?
-		# Retry once when QEMU itself fell over, or lost a wakeup IPI:
+		# Retry once when QEMU itself fell over, or lost an interrupt:
 		# that is not the kernel's doing.  Nothing else is retried.
 		{ [ "$rc" = 2 ] || [ "$rc" = 6 ]; } && [ "$try" = 1 ] || break
 		if [ "$rc" = 2 ]; then
 			echo "# $arch/$v: QEMU failed (infrastructure, not the kernel); retrying once:"
 			sed 's/^/#   /' "$out/qemu.log" | tail -n 12
 		else
-			echo "# $arch/$v: lost wakeup (every vCPU idle, a task stuck in TASK_WAKING; README \"Known problems\"); retrying once:"
+			echo "# $arch/$v: interrupt lost by QEMU (every vCPU idle; a task stuck in TASK_WAKING or an interrupt held back; README \"Known problems\"); retrying once:"
 			sed 's/^/#   /' "$out/stall.log"
 			tr -d '\r' <"$out/console.log" | grep -E -- '->state: 0x200 |kvm-series: test ' |
 				tail -n 3 | sed 's/^/#   /'
@@ -147,7 +147,7 @@ for run in "${runs[@]}"; do
 	*) why="not run: guest timed out after ${limit}s" ;;
 	esac
 	stuck="no result: the guest stalled in this test (see the stall report above)"
-	[ "$rc" != 6 ] || stuck="no result: the guest stalled in this test, with the lost-wakeup signature twice"
+	[ "$rc" != 6 ] || stuck="no result: the guest stalled in this test, with the lost-interrupt signature twice"
 	if [ "$rc" = 3 ] || [ "$rc" = 4 ] || [ "$rc" = 6 ]; then
 		# A CI log is all there may be: say where the guest was.
 		[ ! -f "$out/stall.log" ] || sed 's/^/# stall: /' "$out/stall.log"
