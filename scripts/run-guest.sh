@@ -47,13 +47,23 @@ arm64)
 esac
 
 mkdir -p "$outdir"
-rm -f "$outdir"/{console,tap,qemu,stall}.log "$outdir/monitor.sock"
+rm -f "$outdir"/{console,tap,qemu,stall}.log "$outdir"/{monitor.sock,serial.in,serial.out}
+# The serial console is QEMU's "pipe" chardev: output to serial.out (a link
+# to console.log), input from the FIFO serial.in, through which
+# watch-guest.sh can send the guest SysRq keys (a break, the mux's C-a b,
+# then the key).  This script holds the FIFO open, so writing to it never
+# blocks.
+: >"$outdir/console.log"
+ln -s console.log "$outdir/serial.out"
+mkfifo "$outdir/serial.in"
+exec 3<>"$outdir/serial.in"
 timeout -s KILL "$limit" "${qemu[@]}" -smp 2,sockets=2,cores=1,threads=1 "${mem[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 oops=panic loglevel=7 $extra" \
 	-display none -nic none -no-reboot \
 	-monitor "unix:$outdir/monitor.sock,server=on,wait=off" \
-	-serial "file:$outdir/console.log" \
+	-chardev "pipe,id=ser,path=$outdir/serial,mux=on" \
+	-serial chardev:ser \
 	-device virtio-serial-pci -chardev "file,id=tap,path=$outdir/tap.log" \
 	-device virtconsole,chardev=tap \
 	>"$outdir/qemu.log" 2>&1 &
@@ -66,6 +76,8 @@ rc=0
 wait "$qemu_pid" || rc=$?
 kill "$watch_pid" 2>/dev/null || true
 wait "$watch_pid" 2>/dev/null || true
+exec 3<&-
+rm -f "$outdir"/{serial.in,serial.out}
 
 # watch-guest.sh writes its report before it stops QEMU.  A monitor that did
 # not answer means QEMU itself hung: that is not the kernel's doing.

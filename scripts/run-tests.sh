@@ -155,8 +155,14 @@ for run in "${runs[@]}"; do
 	if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then
 		# A CI log is all there may be: say where the guest was.
 		[ ! -f "$out/stall.log" ] || sed 's/^/# stall: /' "$out/stall.log"
-		[ ! -f "$out/console.log" ] ||
-			tr -d '\r' <"$out/console.log" | tail -n 40 | sed 's/^/# console tail: /'
+		# The console's last lines before the watchdog's SysRq, then
+		# what SysRq w and t printed (every task and where it sleeps).
+		if [ -f "$out/console.log" ]; then
+			tr -d '\r' <"$out/console.log" | sed '/sysrq: Show Blocked State/,$d' |
+				tail -n 40 | sed 's/^/# console tail: /'
+			tr -d '\r' <"$out/console.log" | sed -n '/sysrq: Show Blocked State/,$p' |
+				head -n 200 | sed 's/^/# sysrq: /'
+		fi
 	fi
 	while read -r _ name _; do
 		if [ "$rc" = 4 ] && [ -n "$stuck" ]; then

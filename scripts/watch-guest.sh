@@ -15,7 +15,11 @@
 # interrupts enabled in both samples, the report says so on a line of its
 # own ("all vCPUs idle"), for run-guest.sh to classify.  If QEMU's monitor
 # does not answer, the report says "monitor did not answer": run-guest.sh
-# reads that as QEMU hung, not the guest.
+# reads that as QEMU hung, not the guest.  Last it sends SysRq w and t
+# through the serial console (OUTDIR/serial.in, see run-guest.sh): if any
+# vCPU still takes interrupts, the kernel log then shows every task and
+# where it sleeps; and it samples the vCPUs and APICs once more, to show
+# whether that serial interrupt got a halted vCPU going again.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -71,6 +75,14 @@ registers() {
 
 indent() {
 	sed 's/^/  /'
+}
+
+# sysrq KEY: a break and then KEY on the guest's serial console (C-a b is
+# the break in QEMU's chardev mux); the kernel takes KEY as a SysRq
+# command.
+sysrq() {
+	[ -p "$outdir/serial.in" ] || return 0
+	printf '\001b%s' "$1" >"$outdir/serial.in"
 }
 
 # x86: each vCPU's local APIC, from QEMU's model: the vectors in service
@@ -142,6 +154,17 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 			if ! grep -v 'HLT=1.*IF=1\|IF=1.*HLT=1' <<<"$first
 $second" | grep -q .; then
 				echo "all vCPUs idle: halted with interrupts enabled in both samples"
+			fi
+			sysrq w
+			sleep 5
+			sysrq t
+			sleep 15
+			echo "vCPUs after SysRq w and t on the serial console (their output, if any, is in the kernel log):"
+			third=$(registers 2>&1) || true
+			indent <<<"$third"
+			if grep -q 'IF=' <<<"$first"; then
+				apics=$(lapics "$(grep -c "^CPU#" <<<"$first")" 2>&1) || true
+				indent <<<"$apics"
 			fi
 		else
 			echo "  (QEMU's monitor did not answer: QEMU itself is stuck)"
