@@ -7,7 +7,9 @@
 # Exit: 0 the guest finished, 3 it timed out, 4 it stalled (no result
 # within a test's limit; watch-guest.sh wrote OUTDIR/stall.log), 2 QEMU
 # itself failed (an infrastructure failure, not a kernel one), 6 it stalled
-# with the signature of an interrupt lost by QEMU (README "Known problems").
+# with the signature of an interrupt lost by QEMU (README "Known problems"),
+# 7 it reset itself instead of powering off (-no-reboot makes QEMU exit on a
+# reset: a panic, or a triple fault that leaves nothing in the log).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -102,5 +104,10 @@ fi
 if [ "$rc" != 0 ] || grep -qE 'assertion failed|Aborted|core dumped|qemu-system-.*: ' "$outdir/qemu.log"; then
 	echo "QEMU exited with status $rc" >>"$outdir/qemu.log"
 	exit 2
+fi
+# guest-init.sh ends with "poweroff -f", which the kernel logs.
+if ! grep -q "reboot: Power down" "$outdir/console.log"; then
+	echo "the guest reset itself: no \"reboot: Power down\" in its console log" >>"$outdir/qemu.log"
+	exit 7
 fi
 exit 0

@@ -141,6 +141,7 @@ for run in "${runs[@]}"; do
 	# Tests the guest never reported: it crashed, hung or QEMU died.
 	# A lost interrupt twice is a stall like any other, said as such.
 	stuck="no result: the guest stalled in this test (see the stall report above)"
+	[ "$rc" != 7 ] || stuck="no result: the guest reset itself in this test (see the console tail above)"
 	if [ "$rc" = 6 ]; then
 		rc=4
 		stuck="no result: the guest stalled in this test, with the lost-interrupt signature twice"
@@ -150,9 +151,10 @@ for run in "${runs[@]}"; do
 	2) why="not run: QEMU failed, an infrastructure failure (see qemu.log)" ;;
 	4) why="not run: the guest stalled in an earlier test" ;;
 	5) why="not run: time budget (KVM_SERIES_DEADLINE) spent" ;;
+	7) why="not run: the guest reset itself in an earlier test (a panic or a triple fault; see the console tail)" ;;
 	*) why="not run: guest timed out after ${limit}s" ;;
 	esac
-	if [ "$rc" = 3 ] || [ "$rc" = 4 ]; then
+	if [ "$rc" = 3 ] || [ "$rc" = 4 ] || [ "$rc" = 7 ]; then
 		# A CI log is all there may be: say where the guest was.
 		[ ! -f "$out/stall.log" ] || sed 's/^/# stall: /' "$out/stall.log"
 		# The console's last lines before the watchdog's SysRq, then
@@ -165,7 +167,7 @@ for run in "${runs[@]}"; do
 		fi
 	fi
 	while read -r _ name _; do
-		if [ "$rc" = 4 ] && [ -n "$stuck" ]; then
+		if { [ "$rc" = 4 ] || [ "$rc" = 7 ]; } && [ -n "$stuck" ]; then
 			result fail "$arch/$v/$name" "$stuck"
 			stuck=
 		else

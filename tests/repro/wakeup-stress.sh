@@ -36,8 +36,9 @@ while [ "$used" -lt $((minutes * 60)) ]; do
 	[ "$d" -ge 60 ] || d=60
 	dir=$out/boot-$boot
 	mkdir -p "$dir"
-	echo "run x86_64 all $((d + 60)) wakeup_stress wakeup_stress -d $d $*" >"$dir/plan.in"
+	echo "run x86_64 $variant $((d + 60)) wakeup_stress -d $d $*" >"$dir/plan.in"
 	"$TOP/scripts/plan.sh" lines x86_64 "$variant" "$dir/plan.in" >"$dir/plan"
+	[ -s "$dir/plan" ] || die "plan.sh made no test of $dir/plan.in"
 	"$TOP/scripts/mkinitramfs.sh" x86_64 "$variant" "$selftests" "$dir/initramfs.cpio" "$dir/plan.in"
 	start=$(date +%s)
 	rc=0
