@@ -3,9 +3,9 @@
 # WARN/BUG/Oops/panic, lockdep reports, KASAN/UBSAN/KFENCE, RCU stalls,
 # soft and hard lockups, hung tasks.  Each splat is followed by the test
 # that was running, from the "kvm-series: test N NAME" marks guest-init.sh
-# writes to the kernel log.  It stops at the first SysRq dump of blocked
-# tasks, which guest-init.sh and watch-guest.sh ask for only once a test
-# has already failed: its call traces are evidence, not splats.
+# writes to the kernel log.  From the first SysRq task dump on (guest-init.sh
+# and watch-guest.sh ask for one only once a test has already failed) a
+# "Call Trace:" is a task's stack, not a splat; every other pattern counts.
 #   check-splats.sh CONSOLE_LOG
 set -euo pipefail
 
@@ -15,8 +15,8 @@ pattern='(WARNING:|BUG:|Oops|Kernel panic|kernel BUG at|general protection fault
 # exit status is the script's: 1 if it printed a splat.
 sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$log" |
 	awk -v pat="^($pattern|------------\\[ cut here \\])" '
-		/^sysrq: Show Blocked State/ { dump = 1 }
-		dump { next }
+		/^sysrq: Show (Blocked )?State/ { dump = 1 }
+		dump && /^Call Trace:/ { next }
 		/^kvm-series: test / { test = $3 " " $4 }
 		$0 ~ pat { print NR ":" $0 (test ? "  (during test " test ")" : ""); found = 1 }
 		END { exit found }' >&2

@@ -80,7 +80,7 @@ for run in "${runs[@]}"; do
 	# The boot gets every test's limit plus time to boot and power off.
 	full=$(awk '{ s += $1 } END { print s + 180 }' "$out/plan")
 	echo "# $arch/$v: $(wc -l <"$out/plan") tests, kernel args '${args[*]}', $tcg-threaded TCG, boot limit ${full}s"
-	rm -f "$out"/{tap,console,qemu,stall}.log
+	rm -rf "$out"/{tap,console,qemu,stall}.log "$out/try1"
 	start=$(date +%s)
 	for try in 1 2; do
 		if ! limit=$(boot_limit "$full"); then
@@ -95,6 +95,9 @@ for run in "${runs[@]}"; do
 		# Retry once when QEMU itself fell over, or lost an interrupt:
 		# that is not the kernel's doing.  Nothing else is retried.
 		{ [ "$rc" = 2 ] || [ "$rc" = 6 ]; } && [ "$try" = 1 ] || break
+		# The retry overwrites the logs: keep the first attempt's.
+		mkdir -p "$out/try1"
+		cp "$out"/*.log "$out/try1/"
 		if [ "$rc" = 2 ]; then
 			echo "# $arch/$v: QEMU failed (infrastructure, not the kernel); retrying once:"
 			sed 's/^/#   /' "$out/qemu.log" | tail -n 12

@@ -143,9 +143,10 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 			echo "vCPUs 2 s later:"
 			second=$(registers 2>&1) || true
 			indent <<<"$second"
+			ncpus=$(grep -c "^CPU#" <<<"$first")
 			if grep -q 'IF=' <<<"$first"; then
 				echo "local APICs:"
-				apics=$(lapics "$(grep -c "^CPU#" <<<"$first")" 2>&1) || true
+				apics=$(lapics "$ncpus" 2>&1) || true
 				indent <<<"$apics"
 				held_back <<<"$apics"
 			fi
@@ -163,7 +164,7 @@ $second" | grep -q .; then
 			third=$(registers 2>&1) || true
 			indent <<<"$third"
 			if grep -q 'IF=' <<<"$first"; then
-				apics=$(lapics "$(grep -c "^CPU#" <<<"$first")" 2>&1) || true
+				apics=$(lapics "$ncpus" 2>&1) || true
 				indent <<<"$apics"
 			fi
 		else
