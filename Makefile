@@ -47,7 +47,7 @@ bisect: tree
 	@$(S) bisect scripts/bisect.sh
 
 bench: tree
-	@$(S) bench scripts/bench.sh $(BENCH_RUN)
+	@$(S) bench env ROWS='$(ROWS)' AA='$(AA)' scripts/bench.sh
 
 clean:
 	rm -rf build/obj-* build/selftests-* build/results build/results-debug

@@ -1,115 +1,93 @@
 #!/usr/bin/env bash
 # "make bench": build the unpatched base kernel and the patched kernel side
-# by side (incrementally), boot each under the same runner, run the same
-# benchmark plan (tests/bench) with the patched tree's selftests, and print
-# one table of medians with patched/base ratios.
-#   bench.sh [ARCH/VARIANT]     (default: x86_64/tdp)
+# by side (incrementally), run the benchmark plan (tests/bench) on each
+# under the same runner with the patched tree's selftests, and print one
+# table: median, min-max and n per kernel, and the ratio.
+#   bench.sh
+# Environment:
+#   ROWS=REGEX  only the rows whose label matches (and the rows they
+#               compare with)
+#   AA=1        A/A: the base kernel against itself, to size a row's noise
+#   BENCH=FILE  another plan instead of tests/bench
 #
-# tests/bench lines:  LABEL REF REPS KEY UNIT COMMAND [ARGS...]
+# tests/bench lines:  LABEL RUN REF RUNS KEY UNIT COMMAND [ARGS...]
 #   LABEL  row name (no spaces)
-#   REF    the row whose *base* median is this row's denominator ("-" for
+#   RUN    ARCH/VARIANT from tests/variants the row runs in; each kernel
+#          boots once per RUN, and again after a boot that died
+#   REF    the row whose *base* value is this row's denominator ("-" for
 #          itself), so a row that only runs on the patched kernel can be
 #          compared with the base's way of doing the same work
-#   REPS   repetitions in one boot; the median is reported
+#   RUNS   how many times the command runs on each kernel
 #   KEY    an awk regular expression (no spaces): a run's value is the
-#          number after the last "KEY: " or "KEY " its output prints
+#          number after the last "KEY", "KEY:" or "KEY (" its output
+#          prints.  "trace.SYSTEM/EVENT" counts that trace event during the
+#          run (scripts/guest-init.sh); such rows run apart from untraced
+#          ones, so tracing never slows a timed run.  "A%B" is A's share
+#          of A + B in the same run (e.g. of two paths, the one taken)
 #   UNIT   what the value counts, for the table
-# A row that skips (a capability the kernel lacks) is n/a.
+# Rows with the same RUN and COMMAND share their runs (and so their
+# outputs), as many as the largest RUNS among them (scripts/bench-rows.sh).
+# Each RUN boots each kernel in turn, base first, so the two boots compared
+# are close in time; a boot that dies costs the run it died in
+# (scripts/bench-runs.sh).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-run=${1:-x86_64/tdp}
-arch=${run%/*}
-variant=${run#*/}
+[ -z "$DEBUG" ] || die "make bench measures the kernels of make build; DEBUG=1 is for make test"
 spec=${BENCH:-$TOP/tests/bench}
 out=$BUILD/bench
 mkdir -p "$out"
+start=$(date +%s)
 
-image=$(arch_kernel_image "$arch")
+"$TOP/scripts/bench-rows.sh" "$spec" "${ROWS:-}" >"$out/rows"
+[ -s "$out/rows" ] || die "no row of $spec matches ROWS='${ROWS:-}'"
 
-# The base kernel, from a worktree of the base commit.
+arches=$(awk '{ sub(/\/.*/, "", $2); print $2 }' "$out/rows" | sort -u)
+runs=$(awk '!seen[$2]++ { print $2 }' "$out/rows")
+
+# The kernels: the base from a worktree of the base commit, and the series.
 base_tree=$out/base-linux
 if [ ! -d "$base_tree" ]; then
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$base_tree" base
 fi
-note "building the base kernel ($arch)"
-"$TOP/scripts/build-kernel.sh" "$arch" "$base_tree" "$out/obj-base-$arch" >/dev/null
-note "building the patched kernel and selftests ($arch)"
-"$TOP/scripts/build-kernel.sh" "$arch" >/dev/null
-"$TOP/scripts/build-selftests.sh" "$arch" >/dev/null
-
-# One plan line per repetition.
-plan=$out/plan
-awk -v arch="$arch" -v variant="$variant" '
-	/^#/ || NF < 6 { next }
-	{
-		cmd = $6
-		for (i = 7; i <= NF; i++)
-			cmd = cmd " " $i
-		for (r = 0; r < $3; r++)
-			print "run " arch " " variant " 300 " cmd
-	}' "$spec" >"$plan"
-
-for k in base patched; do
-	if [ "$k" = base ]; then
-		kernel=$out/obj-base-$arch/$image
-	else
-		kernel=$BUILD/obj-$arch/$image
+for arch in $arches; do
+	note "building the base kernel ($arch)"
+	"$TOP/scripts/build-kernel.sh" "$arch" "$base_tree" "$out/obj-base-$arch" >/dev/null
+	if [ "${AA:-}" != 1 ]; then
+		note "building the patched kernel ($arch)"
+		"$TOP/scripts/build-kernel.sh" "$arch" >/dev/null
 	fi
-	note "running tests/bench on the $k kernel"
-	env "KERNEL_$arch=$kernel" PLAN="$plan" RESULTS="$out/$k" \
-		"$TOP/scripts/run-tests.sh" "$run" >"$out/$k.tap" || true
+	note "building the selftests ($arch)"
+	"$TOP/scripts/build-selftests.sh" "$arch" >/dev/null
+done
+image() { # KERNEL ARCH
+	if [ "$1" = patched ]; then
+		echo "$(obj_dir "$2")/$(arch_kernel_image "$2")"
+	else
+		echo "$out/obj-base-$2/$(arch_kernel_image "$2")"
+	fi
+}
+kernels=(base patched)
+[ "${AA:-}" != 1 ] || kernels=(base base-again)
+
+note "bench: $(wc -l <"$out/rows") rows, $(awk '!s[$7]++ { n += $4 } END { print n }' "$out/rows") runs per kernel, in $(echo "$runs" | wc -w) run groups (${runs//$'\n'/, })"
+for run in $runs; do
+	for k in "${kernels[@]}"; do
+		list=$out/$k/$run/runlist
+		mkdir -p "${list%/*}"
+		awk -v r="$run" '$2 == r && !s[$7]++ {
+			c = $8
+			for (i = 9; i <= NF; i++)
+				c = c " " $i
+			for (i = 1; i <= $4; i++)
+				print $7, i "/" $4, c
+		}' "$out/rows" >"$list"
+		"$TOP/scripts/bench-runs.sh" "$k" "$(image "$k" "${run%/*}")" "$run" "$list" "$out/$k/$run/runs" ||
+			note "bench: $k $run: scripts/bench-runs.sh failed; its rows have no value"
+	done
 done
 
-# "name value" for each passed run, from the last "# ...KEY: number" line
-# before the run's result line.
-values() { # TAP-FILE KEY
-	awk -v key="$2" '
-		/^# / {
-			if (match($0, key ":? [0-9.]+")) {
-				v = substr($0, RSTART, RLENGTH)
-				sub(/.* /, "", v)
-			}
-			next
-		}
-		/^ok / && !/# SKIP/ {
-			n = $3
-			sub(/^[^\/]*\/[^\/]*\//, "", n)
-			if (v != "")
-				print n, v
-			v = ""
-			next
-		}
-		{ v = "" }' "$1"
-}
-median() { # values on stdin
-	sort -g | awk '{ a[NR] = $1 } END {
-		if (NR == 0) { print "n/a"; exit }
-		if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-
-declare -A med=()
-while read -r label ref reps key unit cmd; do
-	[[ $label == \#* || -z $label ]] && continue
-	name=$(echo "$cmd" | tr ' ' ',')
-	for k in base patched; do
-		med[$label.$k]=$(values "$out/$k.tap" "$key" | awk -v n="$name" '$1 == n { print $2 }' | median)
-	done
-done <"$spec"
-
-{
-	echo "Benchmark: tests/bench on $arch/$variant, same runner and selftest binaries,"
-	echo "unpatched base vs. patched kernel; medians under QEMU TCG"
-	printf '%-28s %5s %12s %12s %9s  %-10s %s\n' row reps base patched ratio unit "(ratio = patched / base of row)"
-	while read -r label ref reps key unit cmd; do
-		[[ $label == \#* || -z $label ]] && continue
-		[ "$ref" = - ] && ref=$label
-		b=${med[$label.base]} p=${med[$label.patched]} d=${med[$ref.base]:-n/a}
-		ratio=n/a
-		[ "$p" != n/a ] && [ "$d" != n/a ] && ratio=$(awk -v p="$p" -v d="$d" 'BEGIN { if (d == 0) print "n/a"; else printf "%.2f", p / d }')
-		printf '%-28s %5s %12s %12s %9s  %-10s %s\n' "$label" "$reps" "$b" "$p" "$ratio" "$unit" "$ref"
-	done <"$spec"
-	echo "(commands: $spec; raw TAP: $out/base.tap, $out/patched.tap)"
-} | tee "$out/table.txt"
+"$TOP/scripts/bench-table.sh" "$out" "${kernels[@]}" | tee "$out/table.txt"
+note "bench took $(($(date +%s) - start))s; table in $out/table.txt"

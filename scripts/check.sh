@@ -3,8 +3,9 @@
 # off by the project identity, applies in order on the base (make tree),
 # and is "checkpatch.pl --strict" clean except for the excuses listed in
 # patches/checkpatch-excuses; the tooling is shellcheck-clean, every make
-# target the README names exists, and tests/plan accounts for every
-# selftest of each architecture.
+# target the README names exists, tests/plan accounts for every
+# selftest of each architecture, and tests/bench parses and runs only
+# selftests the tree builds.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +59,17 @@ done < <(grep -oE '(`|^    )make [a-z][a-z_-]*' "$TOP/README.md" | awk '{ print 
 for arch in $ARCHES; do
 	"$TOP/scripts/plan.sh" audit "$arch" || fail=1
 done
+
+# The benchmark plan parses (bench-rows.sh checks its variants and
+# references) and runs only selftests the tree builds.
+if rows=$("$TOP/scripts/bench-rows.sh" "$TOP/tests/bench"); then
+	while read -r arch cmd; do
+		"$TOP/scripts/plan.sh" built "$arch" | grep -qx "$cmd" ||
+			bad "tests/bench runs $cmd, which the tree does not build for $arch"
+	done < <(awk '{ sub(/\/.*/, "", $2); c = ($8 ~ /^trace=/) ? $9 : $8; print $2, c }' <<<"$rows" | sort -u)
+else
+	bad "tests/bench does not parse"
+fi
 
 [ "$fail" = 0 ] || die "series checks failed"
 note "series checks passed: $(wc -l <series) patches"

@@ -69,6 +69,47 @@ trace_show() {
 	echo 0 >$tracefs/events/enable
 }
 
+# count_on EVENTS / count_show EVENTS: count the KVM trace events named in
+# EVENTS (comma-separated, "system/event") while one test runs, in a trace
+# instance of this script's own, and print "# trace EVENT: N" for each.
+# A plan command "trace=EVENTS COMMAND..." asks for it (make bench's count
+# rows): the kernel counts, so TCG's speed cannot distort the number.  A
+# count is printed only when no event was lost to a full buffer.  EVENT
+# names must differ in their last part (what trace lines show).
+counts=$tracefs/instances/kvmtest-counts
+count_on() {
+	[ -n "$1" ] || return 0
+	[ -d $counts ] || mkdir $counts 2>/dev/null || return 0
+	echo 0 >$counts/tracing_on
+	echo 16384 >$counts/buffer_size_kb
+	echo 0 >$counts/events/enable
+	for e in $(echo "$1" | tr ',' ' '); do
+		[ ! -e "$counts/events/$e/enable" ] || echo 1 >"$counts/events/$e/enable"
+	done
+	: >$counts/trace
+	echo 1 >$counts/tracing_on
+}
+count_show() {
+	[ -n "$1" ] || return 0
+	if [ ! -d $counts ]; then
+		emit "# trace: no trace instance, nothing counted"
+		return 0
+	fi
+	echo 0 >$counts/tracing_on
+	lost=$(cat $counts/per_cpu/cpu*/stats |
+		awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }')
+	for e in $(echo "$1" | tr ',' ' '); do
+		if [ ! -e "$counts/events/$e/enable" ]; then
+			emit "# trace $e: no such event"
+		elif [ "$lost" != 0 ]; then
+			emit "# trace $e not counted: $lost events lost to a full buffer"
+		else
+			emit "# trace $e: $(grep -c " ${e##*/}: " $counts/trace)"
+		fi
+	done
+	echo 0 >$counts/events/enable
+}
+
 # qemu_state_leak: whether the hung test's report (/tmp/stacks) shows a
 # nested guest entered at an address inside this kernel's own
 # __svm_vcpu_run(): QEMU's multi-threaded nested SVM wrote the outer
@@ -171,6 +212,15 @@ while read -r limit name cmd; do
 	# Mark the kernel log so a splat can be traced to the test running.
 	echo "kvm-series: test $i $name" >/dev/kmsg
 	cd /kvm || exit 1
+	events=
+	case $cmd in
+	trace=*)
+		events=${cmd%% *}
+		events=${events#trace=}
+		cmd=${cmd#* }
+		;;
+	esac
+	count_on "$events"
 	# shellcheck disable=SC2086 # the plan's arguments are split on purpose
 	run_limited "$limit" $cmd
 	rc=$?
@@ -183,12 +233,14 @@ while read -r limit name cmd; do
 		emit "# test $i $name: retrying once after the QEMU state leak above"
 		echo "kvm-series: test $i $name (retry)" >/dev/kmsg
 		start=$(date +%s)
+		count_on "$events"
 		# shellcheck disable=SC2086
 		run_limited "$limit" $cmd
 		rc=$?
 	fi
 	secs=$(($(date +%s) - start))
 	show_output
+	count_show "$events"
 	if [ $rc = 0 ]; then
 		emit "ok $i $name # time=${secs}s"
 	elif [ $rc = 4 ]; then

@@ -21,7 +21,9 @@ cp "$busybox" "$root/bin/busybox"
 cp "$TOP/scripts/guest-init.sh" "$root/init"
 
 "$TOP/scripts/plan.sh" lines "$arch" "$variant" "$plan" >"$root/plan"
-while read -r _ _ cmd _; do
+while read -r _ _ cmd rest; do
+	# "trace=EVENTS COMMAND...": guest-init.sh counts EVENTS around COMMAND.
+	[[ $cmd != trace=* ]] || cmd=${rest%% *}
 	[ -x "$tests/$cmd" ] || die "$cmd is in the plan but not built in $tests"
 	mkdir -p "$root/kvm/$(dirname "$cmd")"
 	cp -u "$tests/$cmd" "$root/kvm/$cmd"
