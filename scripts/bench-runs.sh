@@ -14,7 +14,7 @@
 #   lost     a boot died during the run for the runner's infrastructure
 #            reasons: QEMU failed, the guest reset itself or stalled
 #            with an interrupt lost by QEMU (README, "Known problems")
-#   dropped  not run: its job had lost MAX_LOST runs to dead boots,
+#   dropped  not run: MAX_LOST runs of its job had killed their boots,
 #            MAX_DEAD boots died, or two boots in a row died before
 #            their first run
 # and keeps each boot's logs in OUTDIR/bootN/.  Progress goes to stderr.
@@ -82,7 +82,7 @@ why_dead() {
 	esac
 }
 
-declare -A lost=()
+declare -A killed=()
 boot=0 dead=0 early=0
 while [ -s "$out/pending" ]; do
 	boot=$((boot + 1))
@@ -150,7 +150,7 @@ while [ -s "$out/pending" ]; do
 		[ -z "$splat" ] || st=fail why="kernel splat: ${splat#*:}"
 		read -r job rep _ < <(sed -n "${next}p" "$out/pending")
 		echo "$job $rep $st $why (logs: $b)" >>"$out/results"
-		[ "$st" != lost ] || lost[$job]=$((${lost[$job]:-0} + 1))
+		killed[$job]=$((${killed[$job]:-0} + 1))
 		echo "bench: $name $run: boot $boot died in $job run $rep: $why; logs in $b" >&2
 		next=$((next + 1))
 	else
@@ -164,8 +164,8 @@ while [ -s "$out/pending" ]; do
 			echo "$job $rep dropped $dead boots died" >>"$out/results"
 		elif [ "$early" -ge 2 ]; then
 			echo "$job $rep dropped two boots in a row died before their first run" >>"$out/results"
-		elif [ "${lost[$job]:-0}" -ge "$MAX_LOST" ]; then
-			echo "$job $rep dropped ${lost[$job]} of its runs killed their boots" >>"$out/results"
+		elif [ "${killed[$job]:-0}" -ge "$MAX_LOST" ]; then
+			echo "$job $rep dropped ${killed[$job]} of its runs killed their boots" >>"$out/results"
 		else
 			echo "$job $rep $cmd" >>"$out/pending"
 		fi
