@@ -6,8 +6,9 @@
 # same RUN and COMMAND, and both counting trace events or neither); RUNS
 # is then the largest RUNS among those rows; COMMAND is what the guest
 # runs, "trace=EVENTS COMMAND..." for rows that count trace events.
-# Fails on a row whose RUN is not in tests/variants or whose REF is not a
-# row, so "make check" catches a broken plan before a long run does.
+# Fails on a row whose RUN is not a variant (plan.sh variant) or whose REF
+# is not a row, so "make check" catches a broken plan before a long run
+# does.
 #   bench-rows.sh SPEC [REGEX]   only the rows whose label matches REGEX,
 #                                and the rows they compare with
 set -euo pipefail
@@ -17,14 +18,15 @@ set -euo pipefail
 spec=${1:?usage: bench-rows.sh SPEC [REGEX]}
 re=${2:-}
 
-variants=$(awk '!/^#/ && NF >= 3 { print $1 "/" $2 }' "$TOP/tests/variants")
-awk -v re="$re" -v variants="$variants" '
+while read -r run; do
+	"$TOP/scripts/plan.sh" variant "${run%/*}" "${run#*/}" >/dev/null ||
+		die "$spec: run $run is not ARCH/VARIANT of tests/variants"
+done < <(awk '!/^#/ && NF >= 7 { print $2 }' "$spec" | sort -u)
+awk -v re="$re" '
 	function bad(msg) { print "bench-rows: " FILENAME ":" FNR ": " msg > "/dev/stderr"; err = 1 }
-	BEGIN { split(variants, v, "\n"); for (i in v) known[v[i]] = 1 }
 	/^#/ || NF == 0 { next }
 	NF < 7 { bad("fewer than 7 columns"); next }
 	{
-		if (!($2 in known)) bad("run " $2 " is not ARCH/VARIANT of tests/variants")
 		if ($4 !~ /^[1-9][0-9]*$/) bad("RUNS " $4 " is not a positive number")
 		if ($1 in idx) bad("row " $1 " appears twice")
 		n++

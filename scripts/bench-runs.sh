@@ -37,9 +37,8 @@ limit=${RUN_LIMIT:-300}
 MAX_LOST=${MAX_LOST:-3}
 MAX_DEAD=${MAX_DEAD:-8}
 
-read -r _ tcg args < <("$TOP/scripts/plan.sh" variants "$arch" | awk -v v="$variant" '$1 == v') || true
-[ -n "${tcg:-}" ] || die "no variant '$variant' for $arch in tests/variants"
-[ "$args" != - ] || args=
+line=$("$TOP/scripts/plan.sh" variant "$arch" "$variant")
+read -r tcg args <<<"$line"
 
 rm -rf "$out"
 mkdir -p "$out/out"

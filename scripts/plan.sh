@@ -5,6 +5,9 @@
 #                                      (TIMEOUT times DEBUG_SLOWDOWN
 #                                      with DEBUG=1, see lib.sh)
 #   plan.sh variants ARCH              "NAME TCG CMDLINE..." per variant
+#   plan.sh variant ARCH NAME          "TCG [CMDLINE...]" of one variant
+#                                      ("-" dropped); fails if there is
+#                                      no such variant
 #   plan.sh flaky ARCH [PLAN]          the tests whose failures (not
 #                                      timeouts) are reported as TODO
 #   plan.sh built ARCH                 the selftests the tree builds for ARCH
@@ -52,6 +55,20 @@ flaky)
 variants)
 	awk -v arch="$arch" '$1 == arch { $1 = ""; sub(/^ /, ""); print }' \
 		"$TOP/tests/variants"
+	;;
+variant)
+	name=${3:?}
+	awk -v arch="$arch" -v v="$name" '
+		$1 == arch && $2 == v {
+			line = $3
+			if ($4 != "-")
+				for (i = 4; i <= NF; i++)
+					line = line " " $i
+			print line
+			found = 1
+		}
+		END { exit !found }' "$TOP/tests/variants" ||
+		die "no variant '$name' for $arch in tests/variants"
 	;;
 built)
 	# The selftests the tree's Makefile builds for ARCH.  The Makefile

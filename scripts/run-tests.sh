@@ -67,12 +67,10 @@ for run in "${runs[@]}"; do
 	selftests=${!svar:-$BUILD/selftests-$arch}
 	[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
 	[ -d "$selftests" ] || die "no selftests in $selftests: run 'make build' first"
-	read -ra args < <("$TOP/scripts/plan.sh" variants "$arch" |
-		awk -v v="$v" '$1 == v { $1 = ""; print }')
-	[ ${#args[@]} -gt 1 ] || die "no variant '$v' for $arch in tests/variants"
+	line=$("$TOP/scripts/plan.sh" variant "$arch" "$v")
+	read -ra args <<<"$line"
 	tcg=${args[0]}
 	args=("${args[@]:1}")
-	[ "${args[*]}" != "-" ] || args=()
 	out=$results/$arch/$v
 	mkdir -p "$out"
 	"$TOP/scripts/plan.sh" lines "$arch" "$v" "$plan" >"$out/plan"
