@@ -63,8 +63,10 @@ done
 # The benchmark plan parses (bench-rows.sh checks its variants and
 # references) and runs only selftests the tree builds.
 if rows=$("$TOP/scripts/bench-rows.sh" "$TOP/tests/bench"); then
+	declare -A built=()
 	while read -r arch cmd; do
-		"$TOP/scripts/plan.sh" built "$arch" | grep -qx "$cmd" ||
+		[ -n "${built[$arch]:-}" ] || built[$arch]=$("$TOP/scripts/plan.sh" built "$arch")
+		grep -qx "$cmd" <<<"${built[$arch]}" ||
 			bad "tests/bench runs $cmd, which the tree does not build for $arch"
 	done < <(awk '{ sub(/\/.*/, "", $2); c = ($8 ~ /^trace=/) ? $9 : $8; print $2, c }' <<<"$rows" | sort -u)
 else
