@@ -7,7 +7,7 @@
 # Exit: 0 the guest finished, 3 it timed out, 4 it stalled (no result
 # within a test's limit; watch-guest.sh wrote OUTDIR/stall.log), 2 QEMU
 # itself failed (an infrastructure failure, not a kernel one), 6 it stalled
-# with the signature of an interrupt lost by QEMU (README "Known problems"),
+# with the signature of an interrupt lost by QEMU (docs/known-problems.md),
 # 7 it reset itself instead of powering off (-no-reboot makes QEMU exit on a
 # reset: a panic, or a triple fault that leaves nothing in the log).
 set -euo pipefail
@@ -28,7 +28,7 @@ mem=(-m 4G
 	-object memory-backend-ram,id=m1,size=2G
 	-numa node,nodeid=0,cpus=0,memdev=m0
 	-numa node,nodeid=1,cpus=1,memdev=m1)
-# See README "Choice of QEMU": multi-threaded TCG, detected aborts reported
+# See docs/tooling.md, "Choice of QEMU": multi-threaded TCG, detected aborts reported
 # as infrastructure failures.
 tcg=${KVM_SERIES_TCG:-multi}
 case $arch in
@@ -59,9 +59,13 @@ rm -f "$outdir"/{console,tap,qemu,stall}.log "$outdir"/{monitor.sock,serial.in,s
 ln -s console.log "$outdir/serial.out"
 mkfifo "$outdir/serial.in"
 exec 3<>"$outdir/serial.in"
+# norecord-cmd: enabling a trace event then does not attach tracing's
+# sched_switch probe, so tests that trace do not make the kernel rewrite the
+# call in __schedule() that every CPU runs (docs/known-problems.md: QEMU's
+# multi-threaded TCG once ran that call's stale int3).
 timeout -s KILL "$limit" "${qemu[@]}" -smp 2,sockets=2,cores=1,threads=1 "${mem[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$console panic=-1 oops=panic loglevel=7 $extra" \
+	-append "console=$console panic=-1 oops=panic loglevel=7 trace_options=norecord-cmd $extra" \
 	-display none -nic none -no-reboot \
 	-monitor "unix:$outdir/monitor.sock,server=on,wait=off" \
 	-chardev "pipe,id=ser,path=$outdir/serial,mux=on" \
@@ -90,7 +94,7 @@ fi
 # Every vCPU idle, while the kernel reports a task stuck in TASK_WAKING
 # (0x200: its wakeup is queued for a CPU that never took the interrupt to
 # run it) or QEMU's own APIC holds an interrupt back from a halted vCPU
-# with IF=1: an interrupt lost by the emulator (README "Known problems").
+# with IF=1: an interrupt lost by the emulator (docs/known-problems.md).
 if grep -qs "^all vCPUs idle" "$outdir/stall.log" &&
 	{ grep -q -- '->state: 0x200 ' "$outdir/console.log" ||
 		grep -q "^interrupt held back" "$outdir/stall.log"; }; then
