@@ -4,7 +4,8 @@
 #   make test     series checks + build + the whole test plan (CI runs this)
 #
 # Also: deps tree export build check bisect bench clean.  ARCHES selects the
-# architectures (default: x86_64 arm64).  DEBUG=1 builds and tests kernels
+# architectures (default: x86_64 arm64); TOPICS="memory-fault ..." the
+# topics of patches/series that tree and bisect take (default: all).  DEBUG=1 builds and tests kernels
 # with KASAN and UBSAN (configs/debug.config) instead.
 
 SHELL := /bin/bash
@@ -23,7 +24,7 @@ deps:
 	@$(S) toolchain scripts/check-toolchain.sh
 
 tree: deps
-	@$(S) tree scripts/tree.sh
+	@$(S) tree env TOPICS='$(TOPICS)' scripts/tree.sh
 
 export:
 	@scripts/export.sh
@@ -43,8 +44,8 @@ test: check build
 run: build
 	@$(S) demo scripts/demo.sh
 
-bisect: tree
-	@$(S) bisect scripts/bisect.sh
+bisect: deps
+	@$(S) bisect scripts/build-topics.sh each $(TOPICS)
 
 bench: tree
 	@$(S) bench env ROWS='$(ROWS)' AA='$(AA)' scripts/bench.sh

@@ -13,7 +13,7 @@
 #            (a kernel splat while it ran counts as its own failure)
 #   lost     a boot died during the run for the runner's infrastructure
 #            reasons: QEMU failed, the guest reset itself or stalled
-#            with an interrupt lost by QEMU (README, "Known problems")
+#            with an interrupt lost by QEMU (docs/known-problems.md)
 #   dropped  not run: MAX_LOST runs of its job had killed their boots,
 #            MAX_DEAD boots died, or two boots in a row died before
 #            their first run
@@ -73,7 +73,7 @@ why_dead() {
 	case $1 in
 	2) echo "lost QEMU failed (infrastructure)" ;;
 	6) echo "lost the guest stalled: an interrupt lost by QEMU (infrastructure)" ;;
-	7) echo "lost the guest reset itself, no splat in its log (README, \"Known problems\")" ;;
+	7) echo "lost the guest reset itself, no splat in its log (docs/known-problems.md)" ;;
 	0) echo "fail the guest stopped early" ;;
 	3) echo "fail the boot ran out of time" ;;
 	4) echo "fail the guest stalled" ;;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Series hygiene: the series file matches patches/, every patch is signed
-# off by the project identity, applies in order on the base (make tree),
-# and is "checkpatch.pl --strict" clean except for the excuses listed in
-# patches/checkpatch-excuses; the tooling is shellcheck-clean, every make
+# Series hygiene: the series file matches patches/ and its topic folders,
+# every patch is signed off by the project identity, applies in order on
+# the base (make tree), and is "checkpatch.pl --strict" clean except for
+# the excuses listed in patches/checkpatch-excuses; every topic applies
+# and builds alone on the base plus the topics it requires
+# (build-topics.sh tips); the tooling is shellcheck-clean, every make
 # target the README names exists, tests/plan accounts for every
 # selftest of each architecture, and tests/bench parses and runs only
 # selftests the tree builds.
@@ -19,14 +21,36 @@ bad() {
 cd "$TOP/patches"
 [ -f series ] || die "patches/series is missing"
 while read -r p; do
+	[[ $p == */[0-9][0-9][0-9][0-9]-*.patch ]] || bad "series line '$p' is not TOPIC/NNNN-*.patch"
 	[ -f "$p" ] || bad "series names $p, which is not in patches/"
 done <series
-for p in [0-9]*.patch; do
-	[ "$p" = 0000-cover-letter.patch ] && continue
+for p in */[0-9]*.patch; do
+	[[ $p == */0000-cover-letter.patch ]] && continue
 	grep -qx "$p" series || bad "$p is not listed in patches/series"
 	grep -q "^Signed-off-by: $SERIES_NAME <$SERIES_EMAIL>$" "$p" ||
 		bad "$p lacks 'Signed-off-by: $SERIES_NAME <$SERIES_EMAIL>'"
 done
+# Each topic: its patches together in the series, numbered from 1, a
+# cover letter, and requirements that are topics listed before it.
+seen=()
+while read -r t; do
+	[ "$(grep -n "^$t/" series | cut -d: -f1 | awk 'NR > 1 && $1 != prev + 1 { print "gap" } { prev = $1 }')" = "" ] ||
+		bad "topic $t's patches are not together in patches/series"
+	[ "$(topic_patches "$t" | sed 's,.*/\([0-9]*\)-.*,\1,' | paste -sd' ')" = \
+		"$(seq -f %04g "$(topic_patches "$t" | wc -l)" | paste -sd' ')" ] ||
+		bad "topic $t's patches are not numbered 0001 onwards"
+	[ -f "$t/0000-cover-letter.patch" ] && [ -f "$t/cover-letter.txt" ] ||
+		bad "topic $t lacks its cover letter (cover-letter.txt, and make export's 0000-cover-letter.patch)"
+	if [ -f "$t/requires" ]; then
+		while read -r r; do
+			printf '%s\n' "${seen[@]}" | grep -qx -- "$r" ||
+				bad "topic $t requires '$r', which is not a topic before it in patches/series"
+		done < <(topic_requires "$t")
+	else
+		bad "topic $t lacks patches/$t/requires"
+	fi
+	seen+=("$t")
+done < <(series_topics)
 
 # Every patch applies, in order, on the pinned base.
 "$TOP/scripts/tree.sh" || fail=1
@@ -71,6 +95,12 @@ if rows=$("$TOP/scripts/bench-rows.sh" "$TOP/tests/bench"); then
 	done < <(awk '{ sub(/\/.*/, "", $2); c = ($8 ~ /^trace=/) ? $9 : $8; print $2, c }' <<<"$rows" | sort -u)
 else
 	bad "tests/bench does not parse"
+fi
+
+# Each topic alone, on the base and what it requires (the kernels and
+# selftests of every architecture; trees that built before are skipped).
+if [ "$fail" = 0 ]; then
+	"$TOP/scripts/build-topics.sh" tips || fail=1
 fi
 
 [ "$fail" = 0 ] || die "series checks failed"

@@ -113,8 +113,8 @@ count_show() {
 # qemu_state_leak: whether the hung test's report (/tmp/stacks) shows a
 # nested guest entered at an address inside this kernel's own
 # __svm_vcpu_run(): QEMU's multi-threaded nested SVM wrote the outer
-# kernel's state into the nested guest's save area (README, "Known
-# problems"); KVM never puts its own RIP there.  Prints the evidence.
+# kernel's state into the nested guest's save area (docs/known-problems.md);
+# KVM never puts its own RIP there.  Prints the evidence.
 qemu_state_leak() {
 	[ -s /tmp/stacks ] || return 1
 	s=$(awk '$3 == "__svm_vcpu_run" { print $1; exit }' /proc/kallsyms)
@@ -124,7 +124,7 @@ qemu_state_leak() {
 	rip=$(sed -n 's/.*kvm_entry: vcpu [0-9]*, rip 0x\([0-9a-f]*\).*/\1/p' /tmp/stacks |
 		awk -v s="$s" -v e="$e" 'length($1) == 16 && $1 >= s && $1 < e { print; exit }')
 	[ -n "$rip" ] || return 1
-	echo "# infrastructure: the nested guest was entered at 0x$rip, inside this kernel's __svm_vcpu_run() (0x$s-0x$e): QEMU put the outer kernel's state into it (README, \"Known problems\")"
+	echo "# infrastructure: the nested guest was entered at 0x$rip, inside this kernel's __svm_vcpu_run() (0x$s-0x$e): QEMU put the outer kernel's state into it (docs/known-problems.md)"
 }
 
 # show_output: the test's last 40 lines of output and, if it hung, its

@@ -70,11 +70,88 @@ timed() {
 	return "$rc"
 }
 
-# Write the work tree's commits since "base" as patches into directory $1,
-# exactly as patches/ holds them: zeroed commit ids and no Date: header,
-# so the output only changes when a commit really does.
-format_series() {
-	git -C "$TREE" format-patch -q --zero-commit --no-signature --cover-letter \
-		--base=base --subject-prefix="PATCH 6.1" -o "$1" base..HEAD
-	sed -i '/^Date: /d' "$1"/*.patch
+# The series is topics, one posting each: patches/series lists
+# TOPIC/NNNN-*.patch in order, as Debian's debian/patches/series does, and
+# patches/TOPIC/requires names the topics TOPIC needs (one per line, "#"
+# starts a comment).  In the work tree each topic starts with an empty
+# "topic: TOPIC" marker commit; make export cuts the topics there.
+
+# series_topics            the topics in patches/series (or $SERIES), in
+#                          order
+series_topics() {
+	sed -n 's,^\([^#/][^/]*\)/.*,\1,p' "${SERIES:-$TOP/patches/series}" | awk '!seen[$0]++'
+}
+
+# topic_patches TOPIC      its patch files, relative to patches/, in order
+topic_patches() {
+	grep "^$1/" "$TOP/patches/series" || true
+}
+
+# topic_requires TOPIC     the topics it declares it needs
+topic_requires() {
+	[ -f "$TOP/patches/$1/requires" ] || die "patches/$1/requires is missing"
+	sed 's/#.*//' "$TOP/patches/$1/requires" | awk 'NF { print $1 }'
+}
+
+# topic_closure TOPIC...   those topics and everything they need, in
+#                          series order
+topic_closure() {
+	local -A want=()
+	local queue=("$@") t r
+	while [ ${#queue[@]} -gt 0 ]; do
+		t=${queue[0]}
+		queue=("${queue[@]:1}")
+		[ -z "${want[$t]:-}" ] || continue
+		series_topics | grep -qx -- "$t" || die "no topic '$t' in patches/series"
+		want[$t]=1
+		while read -r r; do
+			queue+=("$r")
+		done < <(topic_requires "$t")
+	done
+	series_topics | while read -r t; do
+		[ -z "${want[$t]:-}" ] || echo "$t"
+	done
+}
+
+# tree_commits REPO        "TOPIC COMMIT" for each patch commit of REPO
+#                          since base, in order; markers are not listed
+tree_commits() {
+	local repo=$1 c s topic=
+	git -C "$repo" rev-list --reverse base..HEAD | while read -r c; do
+		s=$(git -C "$repo" log -1 --format=%s "$c")
+		if [[ $s == "topic: "* ]] &&
+			[ "$(git -C "$repo" rev-parse "$c^{tree}")" = "$(git -C "$repo" rev-parse "$c^^{tree}")" ]; then
+			topic=${s#topic: }
+			continue
+		fi
+		[ -n "$topic" ] || die "commit $c ($s) comes before any 'topic: NAME' marker in $repo"
+		echo "$topic $c"
+	done
+}
+
+# mark_topic REPO TOPIC    start TOPIC in REPO with its marker commit
+mark_topic() {
+	GIT_AUTHOR_NAME=$SERIES_NAME GIT_AUTHOR_EMAIL=$SERIES_EMAIL \
+		GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
+		GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z" \
+		git -C "$1" -c commit.gpgsign=false commit -q --allow-empty -m "topic: $2" \
+		-m "Marks where topic $2 of patches/series starts; make export leaves it out."
+}
+
+# apply_topics REPO TOPIC...   git am the topics' patches onto REPO's HEAD,
+#                              each after its marker; fails naming the patch
+apply_topics() {
+	local repo=$1 t p n=0
+	shift
+	for t in "$@"; do
+		mark_topic "$repo" "$t"
+		while read -r p; do
+			n=$((n + 1))
+			if ! git -C "$repo" am -q --keep-cr "$TOP/patches/$p" >/dev/null 2>&1; then
+				git -C "$repo" am --abort >/dev/null 2>&1 || true
+				echo "error: patches/$p does not apply (topics: $*)" >&2
+				return 1
+			fi
+		done < <(topic_patches "$t")
+	done
 }

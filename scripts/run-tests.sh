@@ -100,7 +100,7 @@ for run in "${runs[@]}"; do
 			echo "# $arch/$v: QEMU failed (infrastructure, not the kernel); retrying once:"
 			sed 's/^/#   /' "$out/qemu.log" | tail -n 12
 		else
-			echo "# $arch/$v: interrupt lost by QEMU (every vCPU idle; a task stuck in TASK_WAKING or an interrupt held back; README \"Known problems\"); retrying once:"
+			echo "# $arch/$v: interrupt lost by QEMU (every vCPU idle; a task stuck in TASK_WAKING or an interrupt held back; docs/known-problems.md); retrying once:"
 			sed 's/^/#   /' "$out/stall.log"
 			tr -d '\r' <"$out/console.log" | grep -E -- '->state: 0x200 |kvm-series: test ' |
 				tail -n 3 | sed 's/^/#   /'

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Make the work tree: the pinned base plus every patch in patches/series,
-# applied with "git am".  Refuses to throw away work that is not exported.
-# Fails naming the first patch that does not apply.
+# Make the work tree: the pinned base plus the topics of patches/series,
+# each after its "topic: NAME" marker commit, applied with "git am".
+#   TOPICS="memory-fault numa-hinting"  those topics and the topics they
+#                                       need (default: all)
+# Refuses to throw away work that is not exported.  Fails naming the first
+# patch that does not apply.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -9,46 +12,51 @@ set -euo pipefail
 "$TOP/scripts/fetch-base.sh"
 cd "$TREE"
 
-series=$TOP/patches/series
-[ -f "$series" ] || die "no patches/series"
+[ -f "$TOP/patches/series" ] || die "no patches/series"
+read -ra asked <<<"${TOPICS:-}"
+[ ${#asked[@]} -gt 0 ] || mapfile -t asked < <(series_topics)
+mapfile -t topics < <(topic_closure "${asked[@]}")
 
-# Does base..HEAD export to exactly what patches/series holds?
-tree_matches_series() {
-	local d rc=0 p
+# tree_state: "same" if the work tree holds exactly these topics and they
+# export to exactly what patches/ holds, "exported" if what it holds (other
+# topics) exports to what patches/ holds, "differs" otherwise.
+tree_state() {
+	local d state=same t p
 	d=$(mktemp -d)
-	format_series "$d"
-	rm -f "$d/0000-cover-letter.patch"
-	[ "$(cd "$d" && ls)" = "$(grep . "$series")" ] || rc=1
-	if [ "$rc" = 0 ]; then
-		while read -r p; do
-			cmp -s "$d/$p" "$TOP/patches/$p" || rc=1
-		done <"$series"
+	if ! "$TOP/scripts/export.sh" --to "$d" >/dev/null 2>&1; then
+		rm -rf "$d"
+		echo differs
+		return
 	fi
+	[ "$(sed 's,/.*,,' "$d/series" | uniq)" = "$(printf '%s\n' "${topics[@]}")" ] || state=exported
+	for t in $(sed 's,/.*,,' "$d/series" | uniq); do
+		[ "$(grep "^$t/" "$d/series")" = "$(topic_patches "$t")" ] || state=differs
+	done
+	while read -r p; do
+		cmp -s "$d/$p" "$TOP/patches/$p" || state=differs
+	done <"$d/series"
 	rm -rf "$d"
-	return "$rc"
+	echo "$state"
 }
 
 if [ "${FORCE:-0}" != 1 ]; then
 	[ -z "$(git status --porcelain --untracked-files=no)" ] ||
 		die "$TREE has uncommitted changes; commit and 'make export', or FORCE=1 to discard"
-	if [ "$(git rev-parse HEAD)" != "$(git rev-parse base)" ] && tree_matches_series; then
-		note "$TREE already has the series applied"
-		exit 0
+	if [ "$(git rev-parse HEAD)" != "$(git rev-parse base)" ]; then
+		case $(tree_state) in
+		same)
+			note "$TREE already has topics ${topics[*]} applied"
+			exit 0
+			;;
+		differs)
+			die "$TREE has commits that differ from patches/; 'make export' them, or FORCE=1 to discard"
+			;;
+		esac
 	fi
-	[ "$(git rev-parse HEAD)" = "$(git rev-parse base)" ] ||
-		die "$TREE has commits that differ from patches/; 'make export' them, or FORCE=1 to discard"
 fi
 
 git am --abort >/dev/null 2>&1 || true
 git reset -q --hard base
 git clean -qfdx
-n=0
-while read -r p; do
-	[ -n "$p" ] || continue
-	n=$((n + 1))
-	if ! git am -q --keep-cr "$TOP/patches/$p" >/dev/null 2>&1; then
-		git am --abort >/dev/null 2>&1 || true
-		die "patch $n does not apply: patches/$p"
-	fi
-done <"$series"
-note "applied $n patches on base in $TREE"
+apply_topics "$TREE" "${topics[@]}" || die "the series does not apply"
+note "applied $(tree_commits "$TREE" | wc -l) patches in ${#topics[@]} topics (${topics[*]}) on base in $TREE"

@@ -4,7 +4,7 @@
  * and then exits to userspace with GUEST_SYNC, 8192 times, which is the
  * exit pattern of demand_paging_test -w without any of the series' ABI, so
  * it runs on the unpatched base too.  Under QEMU 7.2's multi-threaded TCG it
- * ends in KVM_EXIT_SHUTDOWN now and then (README, "Known problems").  Build
+ * ends in KVM_EXIT_SHUTDOWN now and then (docs/known-problems.md).  Build
  * it as a KVM selftest (copy it to tools/testing/selftests/kvm/ and add it
  * to TEST_GEN_PROGS_x86_64).
  */

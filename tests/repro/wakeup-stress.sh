@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A reproducer, not part of "make test": boot the x86_64 test guest again
 # and again running tests/repro/wakeup_stress until MINUTES of guest time
-# are spent, and count late wakeups and freezes (README "Known problems").
+# are spent, and count late wakeups and freezes (docs/known-problems.md).
 #   wakeup-stress.sh OUTDIR MINUTES SELFTESTS KERNEL VARIANT [STRESS ARGS...]
 # SELFTESTS is a selftests output directory holding a wakeup_stress binary
 # (tests/repro/wakeup_stress.c says how to build one); VARIANT names a line

@@ -15,7 +15,7 @@
  * a guest that stops answering (the runner's watchdog reports it).  The
  * test fails if any wakeup was late.  Build it as a KVM selftest (copy it
  * to tools/testing/selftests/kvm/ and add it to TEST_GEN_PROGS_x86_64);
- * see README "Known problems".
+ * see docs/known-problems.md.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
