@@ -19,7 +19,8 @@ PLAN=$TOP/tests/demo RESULTS=$BUILD/demo "$TOP/scripts/run-tests.sh" "${runs[@]}
 echo
 echo "KVM series tour: $(tree_commits "$TREE" | wc -l) patches in $(series_topics | wc -l) topics" \
 	"on $(base_field package) $(base_field version), under QEMU TCG"
-echo "(nested virtualization under emulation: rates are ~1000x below hardware; compare within a line)"
+echo "(one run each, nested virtualization under emulation: rates are ~1000x below hardware and vary by"
+echo " tens of percent from run to run; compare within a line, and see make bench for medians and spreads)"
 # One line per result: the topic, what it shows, PASS or FAIL.  A result
 # fails if its test failed or its headline contradicts the feature.
 awk '
@@ -27,7 +28,7 @@ awk '
 		printf "  [%s] %-13s %s\n", status, topic, text
 	}
 	function num(s) { sub(/^[^0-9]*/, "", s); return s + 0 }
-	/^# variant/ { split($3, v, ","); printf "%s\n", v[1]; uffd = "" ; next }
+	/^# [a-z0-9_]+\/[a-z0-9-]+: [0-9]+ tests/ { v = $2; sub(/:$/, "", v); print v; uffd = ""; next }
 	/^# Overall demand paging rate:/ { rate = num($0) }
 	/^# ok [0-9]+ / { subtests++ }
 	/expect only that slot zapped/ { want = "slot"; next }
