@@ -114,13 +114,8 @@ umbrella() {
 }
 umbrella >"$tmp/out/0000-cover-letter.patch"
 
-if [ "$partial" = yes ]; then
-	mkdir -p "$dest"
-	cp -r "$tmp/out/." "$dest/"
-	cp "$tmp/series" "$dest/series"
-	exit 0
-fi
-find "$dest" -name '*.patch' -delete
+mkdir -p "$dest"
+[ "$partial" = yes ] || find "$dest" -name '*.patch' -delete
 cp -r "$tmp/out/." "$dest/"
 cp "$tmp/series" "$dest/series"
-note "exported $(wc -l <"$tmp/series") patches in ${#topics[@]} topics to patches/"
+[ "$partial" = yes ] || note "exported $(wc -l <"$tmp/series") patches in ${#topics[@]} topics to patches/"
