@@ -61,7 +61,7 @@ awk '
 		} else if (name ~ /memslot_zap_test/) {
 			if (ok && slot != 0) st = "FAIL"
 			line(st, "memslot-zap", sprintf("after deleting 1 of 8 memslots, faults in the other 7: %s (zap-all: %s)", slot, all))
-		} else if (name ~ /ioeventfd_test/) {
+		} else if (name ~ /mmio_ioeventfd_test/) {
 			if (ok && !(fast > 0 && fast >= 9 * emul)) st = "FAIL"
 			line(st, "fast-mmio", sprintf("virtio-style MMIO kicks signalled without emulation: %s of %s, %s cycles each", fast, fast + emul, cycles))
 		} else if (name ~ /numa_protect_test/) {
