@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Print a plan (tests/plan's format) that repeats the load under which an
+# outer kernel once printed "BUG: Bad rss-counter state"
+# (docs/known-problems.md): abi_exerciser_test over SEEDS seeds, and after
+# every tenth seed memory_fault_test and two numa_protect_test working sets
+# (shmem and THP), all in the single-threaded TCG variants VARIANTS.  Run it
+# on the DEBUG=1 kernels, patched and base:
+#   scripts/stress-plan.sh [-u] SEEDS [VARIANTS] >plan
+#   DEBUG=1 PLAN=plan KERNEL_x86_64=... scripts/run-tests.sh x86_64/legacy-1thread
+# -u: for the unpatched base kernel (abi_exerciser_test -u; memory_fault_test
+# then skips, as the base lacks its capability).
+set -euo pipefail
+
+u=
+if [ "${1:-}" = -u ]; then
+	u=" -u"
+	shift
+fi
+seeds=${1:?usage: stress-plan.sh [-u] SEEDS [VARIANTS]}
+variants=${2:-tdp-1thread,legacy-1thread}
+
+for ((s = 1; s <= seeds; s++)); do
+	echo "run  x86_64 $variants 300 abi_exerciser_test$u -s $s -i 500"
+	if ((s % 10 == 0)); then
+		echo "run  x86_64 $variants 300 memory_fault_test"
+		echo "run  x86_64 $variants 300 numa_protect_test -b mixed -t 5 -s shmem"
+		echo "run  x86_64 $variants 300 numa_protect_test -b idle -t 5 -s anonymous_thp"
+	fi
+done
