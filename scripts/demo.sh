@@ -42,7 +42,7 @@ awk '
 	/^# trace kvm\/kvm_fast_mmio: / { fast = $NF }
 	/^# trace kvm\/kvm_emulate_insn: / { emul = $NF }
 	/^# mmio-len0 kick: / { cycles = $4 }
-	/^# unmaps_a: / { unmaps = $NF }
+	/^# unmaps: / { unmaps = $NF }
 	/^# flushes: / { flushes = $NF }
 	/^ok |^not ok / {
 		ok = ($1 == "ok" && $0 !~ /# SKIP/)
