@@ -3,10 +3,12 @@
 #   make run      fetch, apply, build, boot and show the series at work
 #   make test     series checks + build + the whole test plan (CI runs this)
 #
-# Also: deps tree export build check bisect bench clean.  ARCHES selects the
-# architectures (default: x86_64 arm64); TOPICS="memory-fault ..." the
-# topics of patches/series that tree and bisect take (default: all).  DEBUG=1 builds and tests kernels
-# with KASAN and UBSAN (configs/debug.config) instead.
+# Also: deps tree export build check bisect bench mutants clean.  ARCHES
+# selects the architectures (default: x86_64 arm64); TOPICS="memory-fault
+# ..." the topics of patches/series that tree and bisect take (default: all),
+# and the topics whose mutants (tests/mutants) mutants runs, on the whole
+# series; MUTANTS=REGEX picks mutants by TOPIC/NAME.  DEBUG=1 builds and
+# tests kernels with KASAN and UBSAN (configs/debug.config) instead.
 
 SHELL := /bin/bash
 ARCHES ?= x86_64 arm64
@@ -15,13 +17,14 @@ DEBUG ?=
 export DEBUG
 S := scripts/stage.sh
 
-.PHONY: all run test deps tree export build check bisect bench clean distclean
+.PHONY: all run test deps tree export build check bisect bench mutants clean distclean
 
 all: run
 
 deps:
 	@$(S) deps scripts/install-deps.sh
 	@$(S) toolchain scripts/check-toolchain.sh
+	@for a in $(ARCHES); do $(S) debian-config-$$a scripts/fetch-config.sh $$a >/dev/null || exit 1; done
 
 tree: deps
 	@$(S) tree env TOPICS='$(TOPICS)' scripts/tree.sh
@@ -31,7 +34,9 @@ export:
 
 build: tree
 	@for a in $(ARCHES); do \
-		$(S) kernel-$$a scripts/build-kernel.sh $$a >/dev/null || exit 1; \
+		for k in $$(scripts/plan.sh kernels $$a); do \
+			KFLAVOUR=$$k $(S) kernel-$$a-$$k scripts/build-kernel.sh $$a >/dev/null || exit 1; \
+		done; \
 		$(S) selftests-$$a scripts/build-selftests.sh $$a >/dev/null || exit 1; \
 	done
 
@@ -49,6 +54,9 @@ bisect: deps
 
 bench: tree
 	@$(S) bench env ROWS='$(ROWS)' AA='$(AA)' scripts/bench.sh
+
+mutants: deps
+	@$(S) mutants env MUTANTS='$(MUTANTS)' TOPICS= scripts/mutants.sh run $(TOPICS)
 
 clean:
 	rm -rf build/obj-* build/selftests-* build/results build/results-debug

@@ -39,6 +39,9 @@ MAX_DEAD=${MAX_DEAD:-8}
 
 line=$("$TOP/scripts/plan.sh" variant "$arch" "$variant")
 read -r tcg args <<<"$line"
+# Module parameters go to the guest's insmod (mkinitramfs.sh).
+# shellcheck disable=SC2086 # the variant's parameters are words
+args=$("$TOP/scripts/split-params.sh" cmdline "$(kernel_modroot "$kernel")" $args)
 
 rm -rf "$out"
 mkdir -p "$out/out"
@@ -93,7 +96,7 @@ while [ -s "$out/pending" ]; do
 		{ $1 = ""; $2 = ""; sub(/^ +/, ""); print "run", a, v, t, $0 }' \
 		"$out/pending" >"$b/plan.src"
 	"$TOP/scripts/plan.sh" lines "$arch" "$variant" "$b/plan.src" >"$b/plan"
-	"$TOP/scripts/mkinitramfs.sh" "$arch" "$variant" "$selftests" "$b/initramfs.cpio" "$b/plan.src"
+	"$TOP/scripts/mkinitramfs.sh" "$arch" "$variant" "$selftests" "$b/initramfs.cpio" "$b/plan.src" "$kernel"
 	n=$(wc -l <"$out/pending")
 	full=$(awk '{ s += $1 } END { print s + 180 }' "$b/plan")
 	echo "bench: $name $run: boot $boot, $n runs, $tcg-threaded TCG, kernel args '$args'" >&2

@@ -52,21 +52,34 @@ if [ ! -d "$base_tree" ]; then
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$base_tree" base
 fi
+# base_obj ARCH FLAVOUR: where the base kernel of that kind is built.
+base_obj() {
+	local d=$out/obj-base-$1
+	[ "$2" = allno ] || d=$d-$2
+	echo "$d"
+}
 for arch in $arches; do
-	note "building the base kernel ($arch)"
-	"$TOP/scripts/build-kernel.sh" "$arch" "$base_tree" "$out/obj-base-$arch" >/dev/null
-	if [ "${AA:-}" != 1 ]; then
-		note "building the patched kernel ($arch)"
-		"$TOP/scripts/build-kernel.sh" "$arch" >/dev/null
-	fi
+	# The kinds of kernel (lib.sh) the rows' variants boot.
+	for k in $(for r in $runs; do
+		[ "${r%/*}" != "$arch" ] || "$TOP/scripts/plan.sh" kernel "$arch" "${r#*/}"
+	done | sort -u); do
+		note "building the base kernel ($arch, $k)"
+		KFLAVOUR=$k "$TOP/scripts/build-kernel.sh" "$arch" "$base_tree" "$(base_obj "$arch" "$k")" >/dev/null
+		if [ "${AA:-}" != 1 ]; then
+			note "building the patched kernel ($arch, $k)"
+			KFLAVOUR=$k "$TOP/scripts/build-kernel.sh" "$arch" >/dev/null
+		fi
+	done
 	note "building the selftests ($arch)"
 	"$TOP/scripts/build-selftests.sh" "$arch" >/dev/null
 done
-image() { # KERNEL ARCH
+image() { # KERNEL ARCH/VARIANT
+	local arch=${2%/*} k
+	k=$("$TOP/scripts/plan.sh" kernel "$arch" "${2#*/}")
 	if [ "$1" = patched ]; then
-		echo "$(obj_dir "$2")/$(arch_kernel_image "$2")"
+		echo "$(obj_dir "$arch" "$k")/$(arch_kernel_image "$arch")"
 	else
-		echo "$out/obj-base-$2/$(arch_kernel_image "$2")"
+		echo "$(base_obj "$arch" "$k")/$(arch_kernel_image "$arch")"
 	fi
 }
 kernels=(base patched)
@@ -84,7 +97,7 @@ for run in $runs; do
 			for (i = 1; i <= $4; i++)
 				print $7, i "/" $4, c
 		}' "$out/rows" >"$list"
-		"$TOP/scripts/bench-runs.sh" "$k" "$(image "$k" "${run%/*}")" "$run" "$list" "$out/$k/$run/runs" ||
+		"$TOP/scripts/bench-runs.sh" "$k" "$(image "$k" "$run")" "$run" "$list" "$out/$k/$run/runs" ||
 			note "bench: $k $run: scripts/bench-runs.sh failed; its rows have no value"
 	done
 done

@@ -14,6 +14,9 @@
 # worktree (build/topics/linux) moves between them with "git checkout",
 # so every build is incremental.  A tree that built once is not built
 # again (build/topics/proven/, keyed by tree, arch, configs and scripts).
+# The kernels are lib.sh's "modules" kind: KVM as modules on x86_64 (so a
+# missing export fails the build) with DEBUG_VM and lockdep on, as a
+# distribution's debug kernel is built.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +42,7 @@ for w in "$wt" "$scratch"; do
 done
 
 # What a proven build depends on besides the tree.
-recipe=$(cat "$TOP"/configs/common.config "$TOP"/configs/*64.config \
+recipe=$(cat "$TOP"/configs/common.config "$TOP"/configs/*64.config "$TOP"/configs/*64-modules.config \
 	"$TOP/scripts/build-kernel.sh" "$TOP/scripts/build-selftests.sh" | sha1sum | cut -c1-12)
 
 # build STEP-NAME COMMIT: build the tree of COMMIT for every arch; sets
@@ -58,7 +61,7 @@ build() {
 		git -C "$wt" checkout -q --detach "$c"
 		start=$(date +%s)
 		log=$dir/$a.log
-		if ! "$TOP/scripts/build-kernel.sh" "$a" "$wt" "$dir/obj-$a" >"$log" 2>&1; then
+		if ! KFLAVOUR=modules "$TOP/scripts/build-kernel.sh" "$a" "$wt" "$dir/obj-$a" >"$log" 2>&1; then
 			tail -n 30 "$log" >&2
 			die "$name: the $a kernel does not build (log: $log)"
 		fi

@@ -55,6 +55,19 @@ done < <(series_topics)
 # Every patch applies, in order, on the pinned base.
 "$TOP/scripts/tree.sh" || fail=1
 
+# Whether Debian has moved on: a newer linux-source than BASE pins is a
+# security or stable update the series should be rebased onto.  Said, not
+# failed: the pinned version still builds and is still served.
+pkg=$(base_field package)
+pinned=$(base_field version)
+served=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^  Candidate: //p')
+if [ -n "$served" ] && [ "$served" != "(none)" ] &&
+	dpkg --compare-versions "$served" gt "$pinned"; then
+	echo "check: NOTE: the archive serves $pkg $served, newer than BASE's $pinned; move BASE (docs/tooling.md, \"Base tree\")" >&2
+else
+	note "BASE pins $pkg $pinned, the newest the archive serves"
+fi
+
 # checkpatch --strict, with the excused message types per patch.
 excuses=$TOP/patches/checkpatch-excuses
 while read -r p; do
@@ -83,6 +96,10 @@ done < <(grep -oE '(`|^    )make [a-z][a-z_-]*' "$TOP/README.md" | awk '{ print 
 for arch in $ARCHES; do
 	"$TOP/scripts/plan.sh" audit "$arch" || fail=1
 done
+
+# The mutation gate's catalog still applies to the tree and names patches
+# and plan lines that exist (make mutants runs it).
+"$TOP/scripts/mutants.sh" check || fail=1
 
 # The benchmark plan parses (bench-rows.sh checks its variants and
 # references) and runs only selftests the tree builds.

@@ -81,6 +81,18 @@ for t in "${topics[@]}"; do
 	} >"$tmp/trailer"
 	subject=$(head -n1 "$TOP/patches/$t/cover-letter.txt")
 	tail -n +3 "$TOP/patches/$t/cover-letter.txt" >"$tmp/blurb"
+	# The patches that do what an upstream commit does, from their
+	# Origin: trailers (docs/patch-metadata.md).
+	for p in "$out"/[0-9]*.patch; do
+		[[ $p != */0000-cover-letter.patch ]] || continue
+		o=$(sed -n '/^---$/q; s/^Origin: /    Origin: /p' "$p")
+		[ -n "$o" ] || continue
+		printf '  %s\n%s\n' "${p##*/}" "$o"
+	done >"$tmp/origins"
+	if [ -s "$tmp/origins" ]; then
+		printf '\nUpstream equivalents: these patches re-implement upstream commits for\n6.1 (each says which, by whom, and what differs); a tree that can take\nupstream'"'"'s code should cherry-pick those instead.\n\n' >>"$tmp/blurb"
+		cat "$tmp/origins" >>"$tmp/blurb"
+	fi
 	awk -v subj="$subject" -v blurb="$tmp/blurb" '
 		/\*\*\* SUBJECT HERE \*\*\*/ { sub(/\*\*\* SUBJECT HERE \*\*\*/, subj) }
 		/^\*\*\* BLURB HERE \*\*\*$/ {

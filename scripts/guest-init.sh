@@ -27,6 +27,33 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 
+# A modular kernel's modules (mkinitramfs.sh): "PATH [PARAM=VALUE...]" a
+# line, in load order.  They load before anything else: the virtio console
+# that TAP goes to is one of them.  A module that does not load fails every
+# test (below), so a missing export or a refused parameter cannot pass as
+# skipped tests.
+modfail=
+: >/tmp/modules.log
+if [ -f /modules ]; then
+	while read -r ko params; do
+		# shellcheck disable=SC2086 # the parameters are words
+		if ! msg=$(insmod "$ko" $params 2>&1); then
+			echo "# modules: insmod $ko $params failed: $msg" >>/tmp/modules.log
+			dmesg | tail -n 5 | sed 's/^/# modules: /' >>/tmp/modules.log
+			modfail=${ko##*/}
+			break
+		fi
+		echo "# modules: loaded ${ko##*/} $params" >>/tmp/modules.log
+	done </modules
+	[ ! -d /sys/module/kvm/parameters ] ||
+		echo "# kvm parameters: $(cd /sys/module/kvm/parameters && grep -s . tdp_mmu memslot_zap | tr '\n' ' ')" >>/tmp/modules.log
+fi
+
+# The virtio console's port appears a moment after its driver binds.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ -c /dev/hvc0 ] && break
+	sleep 1
+done
 out=/dev/hvc0
 [ -c $out ] || out=/dev/console
 
@@ -196,7 +223,22 @@ run_limited() {
 
 n=$(grep -c . /plan)
 emit "TAP version 13"
-emit "# variant $variant, kernel $(uname -r), $(nproc) cpus"
+emit "# variant $variant, kernel $(uname -r) $(uname -v), $(nproc) cpus"
+# With PREEMPT_DYNAMIC, the model chosen at boot in brackets.
+[ ! -f /sys/kernel/debug/sched/preempt ] ||
+	emit "# preemption: $(cat /sys/kernel/debug/sched/preempt)"
+cat /tmp/modules.log >>$out
+if [ -n "$modfail" ]; then
+	emit "1..$n"
+	i=0
+	while read -r _ name _; do
+		i=$((i + 1))
+		emit "not ok $i $name # module $modfail did not load"
+	done </plan
+	emit "# guest done"
+	sync
+	poweroff -f
+fi
 # The SVM features the outer CPU model gives KVM (x86; none on arm64): the
 # fast paths depend on them (nrip_save, decodeassists).
 svm=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' |

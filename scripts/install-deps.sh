@@ -6,7 +6,7 @@
 set -euo pipefail
 
 pkgs=(
-	build-essential bc bison flex libelf-dev libssl-dev cpio kmod rsync
+	build-essential bc bison flex libelf-dev libssl-dev openssl cpio kmod rsync
 	ccache git python3 python3-ply python3-git xz-utils procps
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-x86 qemu-system-arm

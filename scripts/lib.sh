@@ -32,10 +32,76 @@ arch_kernel_image() {
 	esac
 }
 
-# obj_dir ARCH             where the kernel for ARCH is built (DEBUG=1: its
-#                          own directory, so both kinds stay incremental)
+# The kernels a variant can boot (tests/variants, column 3), built by
+# build-kernel.sh from configs/:
+#   allno    allnoconfig + common.config + ARCH.config: small, KVM built in,
+#            lockdep and DEBUG_VM on, PREEMPT_NONE
+#   modules  the same with x86_64-modules.config: KVM as modules, as every
+#            distribution builds it (arm64 has no such file: KVM/arm64
+#            cannot be a module)
+#   debian   Debian's own config of the base version (fetch-config.sh)
+#            with debian.config + ARCH-debian.config: every built-in choice
+#            Debian made, KVM and the guest's drivers as modules, every
+#            other module off
+KFLAVOURS="allno modules debian"
+
+# kernel_fragments ARCH FLAVOUR   the config fragments of that kernel, in
+#                                 the order they apply
+kernel_fragments() {
+	local f
+	case $2 in
+	allno | modules)
+		echo "$TOP/configs/common.config"
+		echo "$TOP/configs/$1.config"
+		f=$TOP/configs/$1-$2.config
+		[ "$2" = allno ] || [ ! -f "$f" ] || echo "$f"
+		;;
+	debian)
+		echo "$TOP/configs/debian.config"
+		f=$TOP/configs/$1-debian.config
+		[ ! -f "$f" ] || echo "$f"
+		;;
+	*) die "unknown kernel flavour '$2' ($KFLAVOURS)" ;;
+	esac
+	[ -z "$DEBUG" ] || echo "$TOP/configs/debug.config"
+}
+
+# obj_dir ARCH [FLAVOUR]   where that kernel is built (DEBUG=1: its own
+#                          directory, so both kinds stay incremental)
 obj_dir() {
-	echo "$BUILD/obj-$1${DEBUG:+-debug}"
+	local f=-${2:-allno}
+	[ "$f" != -allno ] || f=
+	echo "$BUILD/obj-$1$f${DEBUG:+-debug}"
+}
+
+# kernel_image ARCH FLAVOUR   the image run-tests.sh boots for a variant
+#                             of that kernel: KERNEL_<arch>_<flavour> (or
+#                             KERNEL_<arch> for allno) from the
+#                             environment, else the one make build made
+kernel_image() {
+	local v=KERNEL_$1_$2
+	[ "$2" != allno ] || v=KERNEL_$1
+	echo "${!v:-$(obj_dir "$1" "$2")/$(arch_kernel_image "$1")}"
+}
+
+# kernel_modroot IMAGE     the modules_install root of the kernel whose
+#                          image is IMAGE, or nothing for a kernel
+#                          without modules
+kernel_modroot() {
+	local d=${1%/arch/*}/modroot
+	[ ! -d "$d/lib/modules" ] || echo "$d"
+}
+
+# guest_modules ARCH       what the test guest loads from a modular
+#                          kernel, in this order (modprobe adds their
+#                          dependencies): the virtio console the TAP
+#                          stream goes to, then KVM (x86: AMD's, since
+#                          QEMU's TCG offers SVM)
+guest_modules() {
+	case $1 in
+	x86_64) echo virtio_pci virtio_console kvm_amd ;;
+	arm64) echo virtio_pci virtio_console ;;
+	esac
 }
 
 arch_cross() {

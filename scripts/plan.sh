@@ -4,12 +4,17 @@
 #                                      "TIMEOUT NAME COMMAND ARGS..."
 #                                      (TIMEOUT times DEBUG_SLOWDOWN
 #                                      with DEBUG=1, see lib.sh)
-#   plan.sh variants ARCH              "NAME TCG CMDLINE..." per variant
-#   plan.sh variant ARCH NAME          "TCG [CMDLINE...]" of one variant
+#   plan.sh variants ARCH              "NAME KERNEL TCG PARAMS..." per
+#                                      variant
+#   plan.sh variant ARCH NAME          "TCG [PARAMS...]" of one variant
 #                                      ("-" dropped); fails if there is
 #                                      no such variant
+#   plan.sh kernel ARCH NAME           the kernel (lib.sh, KFLAVOURS) that
+#                                      variant boots
+#   plan.sh kernels ARCH               the kernels ARCH's variants boot
 #   plan.sh flaky ARCH [PLAN]          the tests whose failures (not
 #                                      timeouts) are reported as TODO
+#   plan.sh noskip ARCH [PLAN]         the tests whose skips fail the run
 #   plan.sh built ARCH                 the selftests the tree builds for ARCH
 #   plan.sh audit ARCH [PLAN]
 #                                      every built selftest must be run or
@@ -25,9 +30,10 @@ case $cmd in
 lines)
 	variant=${3:?}
 	plan=${4:-$TOP/tests/plan}
-	# "all" leaves out the extra variants (single-threaded TCG).
+	# "all" leaves out the extra variants (single-threaded TCG, or a
+	# kernel other than allno).
 	extra=$(awk -v arch="$arch" -v v="$variant" \
-		'$1 == arch && $2 == v && $3 == "single" { print 1 }' \
+		'$1 == arch && $2 == v && ($3 != "allno" || $4 == "single") { print 1 }' \
 		"$TOP/tests/variants")
 	awk -v arch="$arch" -v variant="$variant" -v extra="${extra:-0}" \
 		-v slow="${DEBUG:+$DEBUG_SLOWDOWN}" '
@@ -52,6 +58,10 @@ flaky)
 	plan=${3:-$TOP/tests/plan}
 	awk -v arch="$arch" '$1 == "flaky" && $2 == arch { print $3 }' "$plan"
 	;;
+noskip)
+	plan=${3:-$TOP/tests/plan}
+	awk -v arch="$arch" '$1 == "noskip" && $2 == arch { print $3 }' "$plan"
+	;;
 variants)
 	awk -v arch="$arch" '$1 == arch { $1 = ""; sub(/^ /, ""); print }' \
 		"$TOP/tests/variants"
@@ -60,15 +70,25 @@ variant)
 	name=${3:?}
 	awk -v arch="$arch" -v v="$name" '
 		$1 == arch && $2 == v {
-			line = $3
-			if ($4 != "-")
-				for (i = 4; i <= NF; i++)
+			line = $4
+			if ($5 != "-")
+				for (i = 5; i <= NF; i++)
 					line = line " " $i
 			print line
 			found = 1
 		}
 		END { exit !found }' "$TOP/tests/variants" ||
 		die "no variant '$name' for $arch in tests/variants"
+	;;
+kernel)
+	name=${3:?}
+	awk -v arch="$arch" -v v="$name" '
+		$1 == arch && $2 == v { print $3; found = 1 }
+		END { exit !found }' "$TOP/tests/variants" ||
+		die "no variant '$name' for $arch in tests/variants"
+	;;
+kernels)
+	awk -v arch="$arch" '$1 == arch && !seen[$3]++ { print $3 }' "$TOP/tests/variants"
 	;;
 built)
 	# The selftests the tree's Makefile builds for ARCH.  The Makefile
@@ -103,6 +123,16 @@ audit)
 			bad=1
 		fi
 	done < <("$TOP/scripts/plan.sh" flaky "$arch" "$plan")
+	# A noskip line names a test that is also run, with its reason.
+	while read -r t; do
+		if ! awk -v arch="$arch" -v t="$t" '
+			$1 == "run" && $2 == arch && $5 == t { found = 1 }
+			$1 == "noskip" && $2 == arch && $3 == t && NF < 4 { found = 0; exit }
+			END { exit !found }' "$plan"; then
+			echo "plan: $arch noskip test $t has no run line or no reason" >&2
+			bad=1
+		fi
+	done < <("$TOP/scripts/plan.sh" noskip "$arch" "$plan")
 	[ "$bad" = 0 ] || die "tests/plan does not account for every $arch selftest"
 	;;
 *)

@@ -4,7 +4,8 @@
 # non-zero if anything failed.
 #   run-tests.sh [ARCH | ARCH/VARIANT ...]   (default: every variant of
 #                                             every architecture in ARCHES)
-# Environment: KERNEL_<arch> (image), SELFTESTS_<arch> (built selftests),
+# Environment: KERNEL_<arch> (image of the allno kernel), KERNEL_<arch>_<kernel>
+# (of another, e.g. KERNEL_x86_64_debian), SELFTESTS_<arch> (built selftests),
 # PLAN, RESULTS (where logs go), DEBUG (the debug kernels, see lib.sh),
 # KVM_SERIES_DEADLINE (a time in seconds
 # since the epoch by which every boot must be over; .ci/run sets it so a
@@ -61,23 +62,27 @@ echo "TAP version 13"
 for run in "${runs[@]}"; do
 	arch=${run%/*}
 	v=${run#*/}
-	image=$(arch_kernel_image "$arch")
-	kvar=KERNEL_$arch svar=SELFTESTS_$arch
-	kernel=${!kvar:-$(obj_dir "$arch")/$image}
+	svar=SELFTESTS_$arch
+	flavour=$("$TOP/scripts/plan.sh" kernel "$arch" "$v")
+	kernel=$(kernel_image "$arch" "$flavour")
 	selftests=${!svar:-$BUILD/selftests-$arch}
 	[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build' first"
 	[ -d "$selftests" ] || die "no selftests in $selftests: run 'make build' first"
 	line=$("$TOP/scripts/plan.sh" variant "$arch" "$v")
 	read -ra args <<<"$line"
 	tcg=${args[0]}
-	args=("${args[@]:1}")
+	# Module parameters go to the guest's insmod (mkinitramfs.sh), the
+	# rest to the command line.
+	read -ra args < <("$TOP/scripts/split-params.sh" cmdline "$(kernel_modroot "$kernel")" "${args[@]:1}")
 	out=$results/$arch/$v
 	mkdir -p "$out"
 	"$TOP/scripts/plan.sh" lines "$arch" "$v" "$plan" >"$out/plan"
-	"$TOP/scripts/mkinitramfs.sh" "$arch" "$v" "$selftests" "$out/initramfs.cpio" "$plan"
+	"$TOP/scripts/mkinitramfs.sh" "$arch" "$v" "$selftests" "$out/initramfs.cpio" "$plan" "$kernel"
 	# The boot gets every test's limit plus time to boot and power off.
 	full=$(awk '{ s += $1 } END { print s + 180 }' "$out/plan")
-	echo "# $arch/$v: $(wc -l <"$out/plan") tests, kernel args '${args[*]}', $tcg-threaded TCG, boot limit ${full}s"
+	mods=
+	[ -z "$(kernel_modroot "$kernel")" ] || mods=", modules from $(kernel_modroot "$kernel")"
+	echo "# $arch/$v: $(wc -l <"$out/plan") tests, $flavour kernel, kernel args '${args[*]}'$mods, $tcg-threaded TCG, boot limit ${full}s"
 	rm -rf "$out"/{tap,console,qemu,stall}.log "$out/try1"
 	start=$(date +%s)
 	for try in 1 2; do
@@ -110,6 +115,7 @@ for run in "${runs[@]}"; do
 
 	# Results the guest reported, renumbered into one stream.
 	flaky=" $("$TOP/scripts/plan.sh" flaky "$arch" "$plan" | tr '\n' ' ')"
+	noskip=" $("$TOP/scripts/plan.sh" noskip "$arch" "$TOP/tests/plan" | tr '\n' ' ')"
 	# The guest runs the plan in order and numbers results by plan line.
 	reported=0
 	while IFS= read -r line; do
@@ -129,6 +135,9 @@ for run in "${runs[@]}"; do
 				result todo "$arch/$v/$name" "known flaky ($comment), see tests/plan"
 			elif [[ $line == "not ok"* ]]; then
 				result fail "$arch/$v/$name" "$comment"
+			elif [[ $comment == SKIP* && $noskip == *" ${name%%,*} "* ]]; then
+				# The series' own tests must run on its kernel.
+				result fail "$arch/$v/$name" "skipped (${comment#SKIP }), but tests/plan says it must run on this kernel"
 			elif [[ $comment == SKIP* ]]; then
 				result skip "$arch/$v/$name" "${comment#SKIP }"
 			else
