@@ -109,7 +109,7 @@ if rows=$("$TOP/scripts/bench-rows.sh" "$TOP/tests/bench"); then
 		[ -n "${built[$arch]:-}" ] || built[$arch]=$("$TOP/scripts/plan.sh" built "$arch")
 		grep -qx "$cmd" <<<"${built[$arch]}" ||
 			bad "tests/bench runs $cmd, which the tree does not build for $arch"
-	done < <(awk '{ sub(/\/.*/, "", $2); c = ($8 ~ /^trace=/) ? $9 : $8; print $2, c }' <<<"$rows" | sort -u)
+	done < <(awk '{ sub(/\/.*/, "", $2); for (f = 8; f < NF && $f ~ /^(set|trace|hold)=/; f++) ; print $2, $f }' <<<"$rows" | sort -u)
 else
 	bad "tests/bench does not parse"
 fi

@@ -137,6 +137,118 @@ count_show() {
 	echo 0 >$counts/events/enable
 }
 
+# hold_on START,END[,main] / hold_show: the time from each START to the next
+# END in the same thread of the test (its main thread only, with "main"),
+# e.g. how long a thread held a lock ("func:_raw_write_lock,func:_raw_write_unlock")
+# or KVM's own time per exit ("kvm/kvm_exit,kvm/kvm_entry").  "func:NAME" is
+# a function (the function tracer), anything else a trace event.  Recorded
+# in a trace instance of this script's own while one test runs (a plan
+# command "hold=START,END COMMAND..."), and printed as "# hold count: N",
+# "# hold median_us: T", "# hold max_us: T" and "# hold total_us: T", only
+# when no event was lost: the kernel's own clock, which TCG slows but does
+# not make noisier than its own work.
+holds=$tracefs/instances/kvmtest-hold
+hold_on() {
+	[ -n "$1" ] || return 0
+	[ -d $holds ] || mkdir $holds 2>/dev/null || return 0
+	echo 0 >$holds/tracing_on
+	echo nop >$holds/current_tracer
+	echo 0 >$holds/events/enable
+	: >$holds/set_ftrace_filter
+	echo 32768 >$holds/buffer_size_kb
+	echo 1 >$holds/options/record-tgid 2>/dev/null
+	funcs=''
+	for e in $(echo "$1" | tr ',' ' '); do
+		case $e in
+		main) ;;
+		func:*)
+			funcs=1
+			echo "${e#func:}" >>$holds/set_ftrace_filter 2>/dev/null ||
+				emit "# hold: cannot trace function ${e#func:} here"
+			;;
+		*) [ ! -e "$holds/events/$e/enable" ] || echo 1 >"$holds/events/$e/enable" ;;
+		esac
+	done
+	[ -z "$funcs" ] || echo function >$holds/current_tracer
+	: >$holds/trace
+	echo 1 >$holds/tracing_on
+}
+hold_show() { # hold_show SPEC TEST-PID
+	[ -n "$1" ] || return 0
+	[ -d $holds ] || { emit "# hold: no trace instance, nothing timed"; return 0; }
+	echo 0 >$holds/tracing_on
+	lost=$(cat $holds/per_cpu/cpu*/stats |
+		awk '/^(overrun|dropped events):/ { s += $NF } END { print s + 0 }')
+	if [ "$lost" != 0 ]; then
+		emit "# hold not timed: $lost events lost to a full buffer"
+	else
+		tgid=$2
+		a=${1%%,*}
+		b=${1#*,}
+		main=''
+		case $b in *,main) main=$tgid ;; esac
+		b=${b%%,*}
+		a=${a#func:}
+		b=${b#func:}
+		grep -v '^#' $holds/trace | awk -v a="$a" -v b="$b" -v tgid="$tgid" -v main="$main" '
+			{
+				# TASK-TID (TGID) [CPU] FLAGS TIMESTAMP: WHAT
+				t = $1; sub(/.*-/, "", t)
+				g = $2; gsub(/[()]/, "", g)
+				if (g != tgid || (main != "" && t != main))
+					next
+				for (i = 3; i <= NF; i++)
+					if ($i ~ /^[0-9]+\.[0-9]+:$/)
+						break
+				ts = $i; sub(/:$/, "", ts)
+				w = $(i + 1); sub(/:$/, "", w)
+				if (w == a)
+					start[t] = ts
+				else if (w == b && (t in start)) {
+					printf "%.1f\n", (ts - start[t]) * 1e6
+					delete start[t]
+				}
+			}' | sort -n >/tmp/holds
+		n=$(wc -l </tmp/holds)
+		if [ "$n" = 0 ]; then
+			emit "# hold: no $a followed by $b in the test's threads"
+		else
+			emit "# hold count: $n"
+			emit "# hold median_us: $(sed -n "$(((n + 1) / 2))p" /tmp/holds)"
+			emit "# hold max_us: $(tail -n 1 /tmp/holds)"
+			emit "# hold total_us: $(awk '{ s += $1 } END { printf "%.1f", s }' /tmp/holds)"
+		fi
+	fi
+	echo nop >$holds/current_tracer
+	echo 0 >$holds/events/enable
+	: >$holds/set_ftrace_filter
+}
+
+# settings_on PATH=VALUE,... / settings_off: write the settings a plan line
+# asks for ("set=PATH=VALUE,... COMMAND...": sysctls and debugfs knobs of
+# this throw-away guest, e.g. NUMA balancing's scan period), before the test
+# and print them; put back what was there after it.  The tests themselves
+# never change settings that are global on a real host.
+settings_on() {
+	: >/tmp/settings
+	[ -n "$1" ] || return 0
+	for kv in $(echo "$1" | tr ',' ' '); do
+		path=${kv%=*}
+		if [ ! -e "$path" ]; then
+			emit "# set: $path does not exist here"
+			continue
+		fi
+		echo "$path=$(cat "$path")" >>/tmp/settings
+		echo "${kv##*=}" >"$path"
+		emit "# set: $path = $(cat "$path")"
+	done
+}
+settings_off() {
+	while IFS= read -r kv; do
+		echo "${kv##*=}" >"${kv%=*}"
+	done </tmp/settings
+}
+
 # qemu_state_leak: whether the hung test's report (/tmp/stacks) shows a
 # nested guest entered at an address inside this kernel's own
 # __svm_vcpu_run(): QEMU's multi-threaded nested SVM wrote the outer
@@ -254,15 +366,32 @@ while read -r limit name cmd; do
 	# Mark the kernel log so a splat can be traced to the test running.
 	echo "kvm-series: test $i $name" >/dev/kmsg
 	cd /kvm || exit 1
-	events=
-	case $cmd in
-	trace=*)
-		events=${cmd%% *}
-		events=${events#trace=}
-		cmd=${cmd#* }
-		;;
-	esac
+	events=''
+	settings=''
+	hold=''
+	while :; do
+		case $cmd in
+		trace=*)
+			events=${cmd%% *}
+			events=${events#trace=}
+			cmd=${cmd#* }
+			;;
+		hold=*)
+			hold=${cmd%% *}
+			hold=${hold#hold=}
+			cmd=${cmd#* }
+			;;
+		set=*)
+			settings=${cmd%% *}
+			settings=${settings#set=}
+			cmd=${cmd#* }
+			;;
+		*) break ;;
+		esac
+	done
+	settings_on "$settings"
 	count_on "$events"
+	hold_on "$hold"
 	# shellcheck disable=SC2086 # the plan's arguments are split on purpose
 	run_limited "$limit" $cmd
 	rc=$?
@@ -281,8 +410,10 @@ while read -r limit name cmd; do
 		rc=$?
 	fi
 	secs=$(($(date +%s) - start))
+	settings_off
 	show_output
 	count_show "$events"
+	hold_show "$hold" "$pid"
 	if [ $rc = 0 ]; then
 		emit "ok $i $name # time=${secs}s"
 	elif [ $rc = 4 ]; then

@@ -27,8 +27,14 @@ cp "$TOP/scripts/guest-init.sh" "$root/init"
 
 "$TOP/scripts/plan.sh" lines "$arch" "$variant" "$plan" >"$root/plan"
 while read -r _ _ cmd rest; do
-	# "trace=EVENTS COMMAND...": guest-init.sh counts EVENTS around COMMAND.
-	[[ $cmd != trace=* ]] || cmd=${rest%% *}
+	# "trace=EVENTS COMMAND...": guest-init.sh counts EVENTS around COMMAND;
+	# "set=PATH=VALUE,... COMMAND...": it sets them for COMMAND;
+	# "hold=START,END COMMAND...": it times START to END in COMMAND.
+	while [[ $cmd == trace=* || $cmd == set=* || $cmd == hold=* ]]; do
+		cmd=${rest%% *}
+		rest=${rest#"$cmd"}
+		rest=${rest# }
+	done
 	[ -x "$tests/$cmd" ] || die "$cmd is in the plan but not built in $tests"
 	mkdir -p "$root/kvm/$(dirname "$cmd")"
 	cp -u "$tests/$cmd" "$root/kvm/$cmd"

@@ -62,21 +62,27 @@ field() { # field FILE NAME: the values of header line NAME:, one a line
 	sed -n '/^diff --git /q; s/^'"$2"': *//p' "$1"
 }
 
-# plan_line ARCH VARIANT TEST-ARGS: the TIMEOUT of the tests/plan run line
-# that runs TEST-ARGS for ARCH in VARIANT; fails if there is none.
+# plan_line ARCH VARIANT TEST-ARGS: "TIMEOUT COMMAND..." of the tests/plan
+# run line that runs TEST-ARGS (its set=, trace= and hold= prefixes left out) for
+# ARCH in VARIANT, the prefixes kept in COMMAND; fails if there is none.
 plan_line() {
 	local arch=$1 v=$2 want=$3
 	awk -v arch="$arch" -v v="$v" -v want="$want" '
 		$1 == "run" && $2 == arch {
-			t = $5
-			for (i = 6; i <= NF; i++)
+			for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++)
+				;
+			t = $f
+			for (i = f + 1; i <= NF; i++)
 				t = t " " $i
 			if (t != want)
 				next
 			n = split($3, vs, ",")
 			for (i = 1; i <= n; i++)
 				if (vs[i] == v || vs[i] == "all") {
-					print $4
+					line = $4
+					for (i = 5; i <= NF; i++)
+						line = line " " $i
+					print line
 					found = 1
 					exit
 				}
@@ -241,7 +247,7 @@ for f in "${all[@]}"; do
 	runs=()
 	while read -r k t; do
 		a=${k%/*} v=${k#*/}
-		echo "run $a $v $(plan_line "$a" "$v" "$t") $t"
+		echo "run $a $v $(plan_line "$a" "$v" "$t")"
 		[[ " ${runs[*]} " == *" $k "* ]] || runs+=("$k")
 	done < <(field "$dir/$f" Kill) >"$out/plan"
 	rc=0

@@ -45,8 +45,11 @@ lines)
 					hit = 1
 			if (!hit)
 				next
-			name = $5
-			for (i = 6; i <= NF; i++)
+			# The name leaves out the prefixes set=, trace= and hold=.
+			for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++)
+				;
+			name = $f
+			for (i = f + 1; i <= NF; i++)
 				name = name "," $i
 			line = (slow ? $4 * slow : $4) " " name
 			for (i = 5; i <= NF; i++)
@@ -106,7 +109,8 @@ audit)
 	bad=0
 	while read -r t; do
 		if ! awk -v arch="$arch" -v t="$t" '
-			($1 == "run" && $2 == arch && $5 == t) ||
+			$1 == "run" { for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++) ; }
+			($1 == "run" && $2 == arch && $f == t) ||
 			($1 == "omit" && $2 == arch && $3 == t) { found = 1 }
 			END { exit !found }' "$plan"; then
 			echo "plan: $arch selftest $t is neither run nor omitted" >&2
@@ -116,7 +120,8 @@ audit)
 	# A flaky line marks a test that is also run; it needs its reason.
 	while read -r t; do
 		if ! awk -v arch="$arch" -v t="$t" '
-			$1 == "run" && $2 == arch && $5 == t { found = 1 }
+			$1 == "run" { for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++) ; }
+			$1 == "run" && $2 == arch && $f == t { found = 1 }
 			$1 == "flaky" && $2 == arch && $3 == t && NF < 4 { found = 0; exit }
 			END { exit !found }' "$plan"; then
 			echo "plan: $arch flaky test $t has no run line or no reason" >&2
@@ -126,7 +131,8 @@ audit)
 	# A noskip line names a test that is also run, with its reason.
 	while read -r t; do
 		if ! awk -v arch="$arch" -v t="$t" '
-			$1 == "run" && $2 == arch && $5 == t { found = 1 }
+			$1 == "run" { for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++) ; }
+			$1 == "run" && $2 == arch && $f == t { found = 1 }
 			$1 == "noskip" && $2 == arch && $3 == t && NF < 4 { found = 0; exit }
 			END { exit !found }' "$plan"; then
 			echo "plan: $arch noskip test $t has no run line or no reason" >&2

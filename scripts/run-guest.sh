@@ -59,13 +59,16 @@ rm -f "$outdir"/{console,tap,qemu,stall}.log "$outdir"/{monitor.sock,serial.in,s
 ln -s console.log "$outdir/serial.out"
 mkfifo "$outdir/serial.in"
 exec 3<>"$outdir/serial.in"
+# nokaslr: a stalled guest's instruction pointers, read through QEMU's
+# monitor, are symbolized with System.map (Debian's config randomizes the
+# kernel's base).
 # norecord-cmd: enabling a trace event then does not attach tracing's
 # sched_switch probe, so tests that trace do not make the kernel rewrite the
 # call in __schedule() that every CPU runs (docs/known-problems.md: QEMU's
 # multi-threaded TCG once ran that call's stale int3).
 timeout -s KILL "$limit" "${qemu[@]}" -smp 2,sockets=2,cores=1,threads=1 "${mem[@]}" \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=$console panic=-1 oops=panic loglevel=7 trace_options=norecord-cmd $extra" \
+	-append "console=$console panic=-1 oops=panic loglevel=7 nokaslr trace_options=norecord-cmd $extra" \
 	-display none -nic none -no-reboot \
 	-monitor "unix:$outdir/monitor.sock,server=on,wait=off" \
 	-chardev "pipe,id=ser,path=$outdir/serial,mux=on" \

@@ -26,11 +26,18 @@ if [[ $seeds == *-* ]]; then
 	last=${seeds#*-}
 fi
 
+# numa_protect_test changes no host setting: the guest sets NUMA
+# balancing's for its lines (set=, guest-init.sh), as tests/plan does.
+numa=set=/proc/sys/kernel/numa_balancing=1
+for k in scan_period_min_ms=100 scan_period_max_ms=400 scan_size_mb=1024; do
+	numa=$numa,/sys/kernel/debug/sched/numa_balancing/$k
+done
+
 for ((s = first; s <= last; s++)); do
 	echo "run  x86_64 $variants 300 abi_exerciser_test$u -s $s -i 500"
 	if ((s % 10 == 0)); then
 		echo "run  x86_64 $variants 300 memory_fault_test"
-		echo "run  x86_64 $variants 300 numa_protect_test -b mixed -t 5 -s shmem"
-		echo "run  x86_64 $variants 300 numa_protect_test -b idle -t 5 -s anonymous_thp"
+		echo "run  x86_64 $variants 300 $numa numa_protect_test -b mixed -t 5 -s shmem"
+		echo "run  x86_64 $variants 300 $numa numa_protect_test -b idle -t 5 -s anonymous_thp"
 	fi
 done
