@@ -9,7 +9,9 @@
 # PLAN, RESULTS (where logs go), DEBUG (the debug kernels, see lib.sh),
 # KVM_SERIES_DEADLINE (a time in seconds
 # since the epoch by which every boot must be over; .ci/run sets it so a
-# stuck guest fails CI with its logs rather than running out CI's clock).
+# stuck guest fails CI with its logs rather than running out CI's clock),
+# KVM_SERIES_JOBS (how many single-threaded-TCG variants boot at once;
+# default: the number of CPUs).  A multi-threaded-TCG variant boots alone.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -47,6 +49,8 @@ boot_limit() {
 }
 
 n=0 passed=0 failed=0 skipped=0 todo=0
+# Counted and numbered here, in the parent: a variant's boot runs in a
+# child (run_variant) that says "@result ok|fail|skip|todo NAME [COMMENT]".
 result() { # result ok|fail|skip|todo NAME [COMMENT]
 	n=$((n + 1))
 	case $1 in
@@ -58,8 +62,12 @@ result() { # result ok|fail|skip|todo NAME [COMMENT]
 	esac
 }
 
-echo "TAP version 13"
-for run in "${runs[@]}"; do
+# run_variant ARCH/VARIANT: boot one variant and print its report: comment
+# lines, and an "@result" line per plan line and for the kernel log.
+run_variant() {
+	local run=$1 arch v svar flavour kernel selftests line args tcg out full
+	local mods start try limit rc flaky noskip reported rest name comment
+	local stuck why splats first
 	arch=${run%/*}
 	v=${run#*/}
 	svar=SELFTESTS_$arch
@@ -97,7 +105,9 @@ for run in "${runs[@]}"; do
 			"$limit" "${args[@]}" "kvmtest.variant=$v" || rc=$?
 		# Retry once when QEMU itself fell over, or lost an interrupt:
 		# that is not the kernel's doing.  Nothing else is retried.
-		{ [ "$rc" = 2 ] || [ "$rc" = 6 ]; } && [ "$try" = 1 ] || break
+		if [ "$try" != 1 ] || { [ "$rc" != 2 ] && [ "$rc" != 6 ]; }; then
+			break
+		fi
 		# The retry overwrites the logs: keep the first attempt's.
 		mkdir -p "$out/try1"
 		cp "$out"/*.log "$out/try1/"
@@ -132,16 +142,16 @@ for run in "${runs[@]}"; do
 				$comment == exit=* ]]; then
 				# Known to fail now and then on the base; a timeout
 				# still fails the run.
-				result todo "$arch/$v/$name" "known flaky ($comment), see tests/plan"
+				echo "@result todo $arch/$v/$name known flaky ($comment), see tests/plan"
 			elif [[ $line == "not ok"* ]]; then
-				result fail "$arch/$v/$name" "$comment"
+				echo "@result fail $arch/$v/$name $comment"
 			elif [[ $comment == SKIP* && $noskip == *" ${name%%,*} "* ]]; then
 				# The series' own tests must run on its kernel.
-				result fail "$arch/$v/$name" "skipped (${comment#SKIP }), but tests/plan says it must run on this kernel"
+				echo "@result fail $arch/$v/$name skipped (${comment#SKIP }), but tests/plan says it must run on this kernel"
 			elif [[ $comment == SKIP* ]]; then
-				result skip "$arch/$v/$name" "${comment#SKIP }"
+				echo "@result skip $arch/$v/$name ${comment#SKIP }"
 			else
-				result ok "$arch/$v/$name" "$comment"
+				echo "@result ok $arch/$v/$name $comment"
 			fi
 			;;
 		"# "*) echo "$line" ;;
@@ -178,27 +188,82 @@ for run in "${runs[@]}"; do
 	fi
 	while read -r _ name _; do
 		if { [ "$rc" = 4 ] || [ "$rc" = 7 ]; } && [ -n "$stuck" ]; then
-			result fail "$arch/$v/$name" "$stuck"
+			echo "@result fail $arch/$v/$name $stuck"
 			stuck=
 		else
-			result fail "$arch/$v/$name" "$why"
+			echo "@result fail $arch/$v/$name $why"
 		fi
 	done < <(tail -n +"$((reported + 1))" "$out/plan")
 
 	if [ "$rc" = 5 ]; then
-		continue # no boot, no kernel log
+		return 0 # no boot, no kernel log
 	elif [ "$rc" = 2 ]; then
 		sed 's/^/# qemu: /' "$out/qemu.log" | tail -n 10
-		result fail "$arch/$v/qemu" "infrastructure: QEMU failed twice"
+		echo "@result fail $arch/$v/qemu infrastructure: QEMU failed twice"
 	elif splats=$("$TOP/scripts/check-splats.sh" "$out/console.log" 2>&1); then
-		result ok "$arch/$v/kernel-log" "no splats"
+		echo "@result ok $arch/$v/kernel-log no splats"
 	else
 		echo "$splats" | head -n 20 | sed 's/^/# splat: /'
 		# The first one whole, so a CI log alone shows the call trace.
 		first=$(echo "$splats" | head -n 1 | cut -d: -f1)
 		sed -n "${first},$((first + 40))p" "$out/console.log" | sed 's/^/# console: /'
-		result fail "$arch/$v/kernel-log" "kernel splat, see $out/console.log"
+		echo "@result fail $arch/$v/kernel-log kernel splat, see $out/console.log"
 	fi
+}
+
+# report FILE STATUS: print a variant's report, numbering its results; a
+# child that died (STATUS != 0) fails the run with what it said.
+report() {
+	local kind name comment
+	while IFS= read -r line; do
+		if [[ $line == "@result "* ]]; then
+			read -r _ kind name comment <<<"$line"
+			result "$kind" "$name" "$comment"
+		else
+			echo "$line"
+		fi
+	done <"$1"
+	[ "$2" = 0 ] || result fail "$(basename "$1")/runner" "the runner stopped (exit $2)"
+}
+
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+jobs=${KVM_SERIES_JOBS:-$(nproc)}
+declare -A pool=() # child pid -> ARCH+VARIANT
+
+reap() { # wait for one child of the pool and print its report
+	local pid st=0
+	wait -n -p pid "${!pool[@]}" || st=$?
+	report "$reports/${pool[$pid]}" "$st"
+	unset "pool[$pid]"
+}
+
+# launch ARCH/VARIANT: boot it in a child of the pool (errexit stays on in
+# a background child, not in one whose status a "||" tests).
+launch() {
+	run_variant "$1" >"$reports/${1/\//+}" 2>&1 &
+	pool[$!]=${1/\//+}
+}
+
+echo "TAP version 13"
+for run in "${runs[@]}"; do
+	tcg=$("$TOP/scripts/plan.sh" variant "${run%/*}" "${run#*/}" | awk '{ print $1 }')
+	if [ "${KVM_SERIES_TCG:-$tcg}" = single ]; then
+		while [ "${#pool[@]}" -ge "$jobs" ]; do
+			reap
+		done
+		launch "$run"
+	else
+		# A multi-threaded guest uses every CPU: it boots alone.
+		while [ "${#pool[@]}" -gt 0 ]; do
+			reap
+		done
+		launch "$run"
+		reap
+	fi
+done
+while [ "${#pool[@]}" -gt 0 ]; do
+	reap
 done
 echo "1..$n"
 [ "$todo" = 0 ] || echo "# $todo known-flaky failures marked TODO (tests/plan, flaky lines)"
