@@ -9,12 +9,7 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-arch=${1:?usage: fetch-config.sh x86_64|arm64}
-case $arch in
-x86_64) debarch=amd64 ;;
-arm64) debarch=arm64 ;;
-*) die "unknown arch $arch" ;;
-esac
+debarch=$(deb_arch "${1:?usage: fetch-config.sh x86_64|arm64}")
 
 # The version of the tree actually built: BASE's, or the newer one
 # fetch-base.sh fell back to when BASE's is no longer served.
@@ -26,11 +21,7 @@ pkg=linux-config-${version%%.*}.$(echo "$version" | cut -d. -f2)
 
 out=$CACHE/config/$version/$debarch.config
 if [ ! -s "$out" ]; then
-	if [ "$debarch" != "$(dpkg --print-architecture)" ] &&
-		! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
-		dpkg --add-architecture "$debarch"
-		apt-get update -qq
-	fi
+	deb_arch_enable "$debarch"
 	dl=$(mktemp -d)
 	trap 'rm -rf "$dl"' EXIT
 	if ! (cd "$dl" && apt-get download -q "$pkg:$debarch=$version") >&2; then

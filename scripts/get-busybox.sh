@@ -5,20 +5,11 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-arch=${1:?usage: get-busybox.sh x86_64|arm64}
-case $arch in
-x86_64) debarch=amd64 ;;
-arm64) debarch=arm64 ;;
-*) die "unknown arch $arch" ;;
-esac
+debarch=$(deb_arch "${1:?usage: get-busybox.sh x86_64|arm64}")
 
 bin=$CACHE/busybox/$debarch/bin/busybox
 if [ ! -x "$bin" ]; then
-	if [ "$debarch" != "$(dpkg --print-architecture)" ] &&
-		! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
-		dpkg --add-architecture "$debarch"
-		apt-get update -qq
-	fi
+	deb_arch_enable "$debarch"
 	dl=$(mktemp -d)
 	(cd "$dl" && apt-get download -q "busybox-static:$debarch") >&2 ||
 		die "could not download busybox-static:$debarch"

@@ -112,6 +112,25 @@ arch_cross() {
 	esac
 }
 
+# deb_arch ARCH: Debian's name for ARCH.
+deb_arch() {
+	case $1 in
+	x86_64) echo amd64 ;;
+	arm64) echo arm64 ;;
+	*) die "unknown arch '$1' (x86_64 or arm64)" ;;
+	esac
+}
+
+# deb_arch_enable DEBARCH: let apt download DEBARCH's packages (a foreign
+# architecture is added to dpkg first).
+deb_arch_enable() {
+	if [ "$1" != "$(dpkg --print-architecture)" ] &&
+		! dpkg --print-foreign-architectures | grep -qx "$1"; then
+		dpkg --add-architecture "$1"
+		apt-get update -qq
+	fi
+}
+
 # The pinned base: package and version.
 base_field() {
 	sed -n "s/^$1=//p" "$TOP/BASE"
