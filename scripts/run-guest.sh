@@ -59,6 +59,12 @@ rm -f "$outdir"/{console,tap,qemu,stall}.log "$outdir"/{monitor.sock,serial.in,s
 ln -s console.log "$outdir/serial.out"
 mkfifo "$outdir/serial.in"
 exec 3<>"$outdir/serial.in"
+# QEMU's monitor socket: a UNIX socket's path must be shorter than 108
+# bytes, which OUTDIR may not be (the mutation gate's are long), so it
+# lives in a directory of its own under /tmp, linked from OUTDIR, where
+# watch-guest.sh finds it.
+sockdir=$(mktemp -d /tmp/kvm-series-mon.XXXXXX)
+ln -s "$sockdir/monitor.sock" "$outdir/monitor.sock"
 # nokaslr: a stalled guest's instruction pointers, read through QEMU's
 # monitor, are symbolized with System.map (Debian's config randomizes the
 # kernel's base).
@@ -70,7 +76,7 @@ timeout -s KILL "$limit" "${qemu[@]}" -smp 2,sockets=2,cores=1,threads=1 "${mem[
 	-kernel "$kernel" -initrd "$initrd" \
 	-append "console=$console panic=-1 oops=panic loglevel=7 nokaslr trace_options=norecord-cmd $extra" \
 	-display none -nic none -no-reboot \
-	-monitor "unix:$outdir/monitor.sock,server=on,wait=off" \
+	-monitor "unix:$sockdir/monitor.sock,server=on,wait=off" \
 	-chardev "pipe,id=ser,path=$outdir/serial,mux=on" \
 	-serial chardev:ser \
 	-device virtio-serial-pci -chardev "file,id=tap,path=$outdir/tap.log" \
@@ -86,7 +92,8 @@ wait "$qemu_pid" || rc=$?
 kill "$watch_pid" 2>/dev/null || true
 wait "$watch_pid" 2>/dev/null || true
 exec 3<&-
-rm -f "$outdir"/{serial.in,serial.out}
+rm -f "$outdir"/{serial.in,serial.out,monitor.sock}
+rm -rf "$sockdir"
 
 # watch-guest.sh writes its report before it stops QEMU.  A monitor that did
 # not answer means QEMU itself hung: that is not the kernel's doing.

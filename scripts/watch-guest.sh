@@ -30,7 +30,8 @@ map=${3:-}
 grace=${GRACE:-120}
 boot_grace=${BOOT_GRACE:-300}
 tap=$outdir/tap.log
-monitor=$outdir/monitor.sock
+# The link run-guest.sh made, resolved: a socket's path must be short.
+monitor=$(readlink -f "$outdir/monitor.sock")
 
 # symbolize: "RIP=ffffffff81234567" -> "RIP=ffffffff81234567 (func+0x17)".
 # Kernel addresses and System.map entries are 16 lower-case hex digits, so
