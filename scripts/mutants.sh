@@ -210,6 +210,10 @@ for f in "${all[@]}"; do
 	# A mutant of the uAPI headers or of the selftests: its own selftests.
 	if [ "$built" = 1 ] && grep -qE '^diff --git a/(tools/|include/uapi/|arch/[a-z0-9]*/include/uapi/)' "$dir/$f"; then
 		for a in $ARCHES; do
+			# The installed uAPI headers are system headers to the
+			# compiler (-isystem), which leaves them out of the
+			# selftests' dependency files: build them from scratch.
+			rm -rf "$work/selftests-$a"
 			if ! "$TOP/scripts/build-selftests.sh" "$a" "$wt" "$work/selftests-$a" >"$out/selftests-$a.log" 2>&1; then
 				built=0
 				break
