@@ -117,28 +117,19 @@ audit)
 			bad=1
 		fi
 	done < <("$TOP/scripts/plan.sh" built "$arch")
-	# A flaky line marks a test that is also run; it needs its reason.
-	while read -r t; do
-		if ! awk -v arch="$arch" -v t="$t" '
-			$1 == "run" { for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++) ; }
-			$1 == "run" && $2 == arch && $f == t { found = 1 }
-			$1 == "flaky" && $2 == arch && $3 == t && NF < 4 { found = 0; exit }
-			END { exit !found }' "$plan"; then
-			echo "plan: $arch flaky test $t has no run line or no reason" >&2
-			bad=1
-		fi
-	done < <("$TOP/scripts/plan.sh" flaky "$arch" "$plan")
-	# A noskip line names a test that is also run, with its reason.
-	while read -r t; do
-		if ! awk -v arch="$arch" -v t="$t" '
-			$1 == "run" { for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++) ; }
-			$1 == "run" && $2 == arch && $f == t { found = 1 }
-			$1 == "noskip" && $2 == arch && $3 == t && NF < 4 { found = 0; exit }
-			END { exit !found }' "$plan"; then
-			echo "plan: $arch noskip test $t has no run line or no reason" >&2
-			bad=1
-		fi
-	done < <("$TOP/scripts/plan.sh" noskip "$arch" "$plan")
+	# A flaky or noskip line names a test that is also run, with its reason.
+	for kind in flaky noskip; do
+		while read -r t; do
+			if ! awk -v arch="$arch" -v t="$t" -v kind="$kind" '
+				$1 == "run" { for (f = 5; f < NF && $f ~ /^(set|trace|hold)=/; f++) ; }
+				$1 == "run" && $2 == arch && $f == t { found = 1 }
+				$1 == kind && $2 == arch && $3 == t && NF < 4 { found = 0; exit }
+				END { exit !found }' "$plan"; then
+				echo "plan: $arch $kind test $t has no run line or no reason" >&2
+				bad=1
+			fi
+		done < <("$TOP/scripts/plan.sh" "$kind" "$arch" "$plan")
+	done
 	[ "$bad" = 0 ] || die "tests/plan does not account for every $arch selftest"
 	;;
 *)
