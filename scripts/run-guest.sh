@@ -64,6 +64,7 @@ exec 3<>"$outdir/serial.in"
 # lives in a directory of its own under /tmp, linked from OUTDIR, where
 # watch-guest.sh finds it.
 sockdir=$(mktemp -d /tmp/kvm-series-mon.XXXXXX)
+trap 'rm -rf "$sockdir"' EXIT
 ln -s "$sockdir/monitor.sock" "$outdir/monitor.sock"
 # nokaslr: a stalled guest's instruction pointers, read through QEMU's
 # monitor, are symbolized with System.map (Debian's config randomizes the
@@ -93,7 +94,6 @@ kill "$watch_pid" 2>/dev/null || true
 wait "$watch_pid" 2>/dev/null || true
 exec 3<&-
 rm -f "$outdir"/{serial.in,serial.out,monitor.sock}
-rm -rf "$sockdir"
 
 # watch-guest.sh writes its report before it stops QEMU.  A monitor that did
 # not answer means QEMU itself hung: that is not the kernel's doing.
