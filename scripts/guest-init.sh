@@ -192,9 +192,13 @@ hold_show() { # hold_show SPEC TEST-PID
 		b=${b#func:}
 		grep -v '^#' $holds/trace | awk -v a="$a" -v b="$b" -v tgid="$tgid" -v main="$main" '
 			{
-				# TASK-TID (TGID) [CPU] FLAGS TIMESTAMP: WHAT
+				# TASK-TID (TGID) [CPU] FLAGS TIMESTAMP: WHAT, the
+				# TGID padded with spaces inside its parentheses
 				t = $1; sub(/.*-/, "", t)
-				g = $2; gsub(/[()]/, "", g)
+				g = ""
+				if (match($0, /\( *[0-9-]+\)/))
+					g = substr($0, RSTART + 1, RLENGTH - 2)
+				gsub(/ /, "", g)
 				if (g != tgid || (main != "" && t != main))
 					next
 				for (i = 3; i <= NF; i++)
