@@ -156,7 +156,6 @@ hold_on() {
 	echo 0 >$holds/events/enable
 	: >$holds/set_ftrace_filter
 	echo 32768 >$holds/buffer_size_kb
-	echo 1 >$holds/options/record-tgid 2>/dev/null
 	funcs=''
 	for e in $(echo "$1" | tr ',' ' '); do
 		case $e in
@@ -173,7 +172,7 @@ hold_on() {
 	: >$holds/trace
 	echo 1 >$holds/tracing_on
 }
-hold_show() { # hold_show SPEC TEST-PID
+hold_show() { # hold_show SPEC TEST-PID TEST-COMMAND
 	[ -n "$1" ] || return 0
 	[ -d $holds ] || { emit "# hold: no trace instance, nothing timed"; return 0; }
 	echo 0 >$holds/tracing_on
@@ -182,24 +181,23 @@ hold_show() { # hold_show SPEC TEST-PID
 	if [ "$lost" != 0 ]; then
 		emit "# hold not timed: $lost events lost to a full buffer"
 	else
-		tgid=$2
+		# The test's threads are those with its command's name (the
+		# kernel keeps 15 characters of it): a trace instance has no
+		# TGID column (record-tgid is an option of the top level only).
+		comm=$(basename "$3" | cut -c1-15)
 		a=${1%%,*}
 		b=${1#*,}
 		main=''
-		case $b in *,main) main=$tgid ;; esac
+		case $b in *,main) main=$2 ;; esac
 		b=${b%%,*}
 		a=${a#func:}
 		b=${b#func:}
-		grep -v '^#' $holds/trace | awk -v a="$a" -v b="$b" -v tgid="$tgid" -v main="$main" '
+		grep -v '^#' $holds/trace | awk -v a="$a" -v b="$b" -v comm="$comm" -v main="$main" '
 			{
-				# TASK-TID (TGID) [CPU] FLAGS TIMESTAMP: WHAT, the
-				# TGID padded with spaces inside its parentheses
+				# TASK-TID [CPU] FLAGS TIMESTAMP: WHAT
 				t = $1; sub(/.*-/, "", t)
-				g = ""
-				if (match($0, /\( *[0-9-]+\)/))
-					g = substr($0, RSTART + 1, RLENGTH - 2)
-				gsub(/ /, "", g)
-				if (g != tgid || (main != "" && t != main))
+				c = $1; sub(/-[0-9]+$/, "", c)
+				if (c != comm || (main != "" && t != main))
 					next
 				for (i = 3; i <= NF; i++)
 					if ($i ~ /^[0-9]+\.[0-9]+:$/)
@@ -215,7 +213,8 @@ hold_show() { # hold_show SPEC TEST-PID
 			}' | sort -n >/tmp/holds
 		n=$(wc -l </tmp/holds)
 		if [ "$n" = 0 ]; then
-			emit "# hold: no $a followed by $b in the test's threads"
+			emit "# hold: no $a followed by $b in the threads named $comm; the trace begins:"
+			grep -v '^#' $holds/trace | head -n 3 | tr -s ' ' | sed 's/^/#   /' >>$out
 		else
 			emit "# hold count: $n"
 			emit "# hold median_us: $(sed -n "$(((n + 1) / 2))p" /tmp/holds)"
@@ -417,7 +416,7 @@ while read -r limit name cmd; do
 	settings_off
 	show_output
 	count_show "$events"
-	hold_show "$hold" "$pid"
+	hold_show "$hold" "$pid" "${cmd%% *}"
 	if [ $rc = 0 ]; then
 		emit "ok $i $name # time=${secs}s"
 	elif [ $rc = 4 ]; then
