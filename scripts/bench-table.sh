@@ -16,7 +16,8 @@ ka=${2:?}
 kb=${3:?}
 
 # value FILE KEY: the number after the last KEY the run's output printed;
-# for a KEY "A%B", A's share of A + B (both from that run).
+# for a KEY "A%B", A's share of A + B; for "A@B", A / B (both from that
+# run; not "/", which trace.SYSTEM/EVENT keys use).
 value() {
 	awk -v key="$2" '
 		function last(k) {
@@ -27,7 +28,10 @@ value() {
 			}
 			return ""
 		}
-		BEGIN { n = split(key, k, "%") }
+		BEGIN {
+			per = index(key, "@") > 0
+			n = split(key, k, per ? "@" : "%")
+		}
 		{
 			for (i = 1; i <= n; i++)
 				if ((x = last(k[i])) != "")
@@ -36,7 +40,9 @@ value() {
 		END {
 			if (n == 1 && (1 in got))
 				print got[1]
-			else if (n == 2 && (1 in got) && (2 in got) && got[1] + got[2] > 0)
+			else if (n == 2 && per && (1 in got) && (2 in got) && got[2] > 0)
+				printf "%.4g\n", got[1] / got[2]
+			else if (n == 2 && !per && (1 in got) && (2 in got) && got[1] + got[2] > 0)
 				printf "%.4g\n", got[1] / (got[1] + got[2])
 		}' "$1"
 }
