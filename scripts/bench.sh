@@ -23,7 +23,8 @@
 #          prints.  "trace.SYSTEM/EVENT" counts that trace event during the
 #          run (scripts/guest-init.sh); such rows run apart from untraced
 #          ones, so tracing never slows a timed run.  "A%B" is A's share
-#          of A + B in the same run (e.g. of two paths, the one taken)
+#          of A + B in the same run (e.g. of two paths, the one taken),
+#          "A@B" is A / B in the same run (e.g. time per scan)
 #   UNIT   what the value counts, for the table
 # Rows with the same RUN and COMMAND share their runs (and so their
 # outputs), as many as the largest RUNS among them (scripts/bench-rows.sh).
