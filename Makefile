@@ -53,7 +53,7 @@ bisect: deps
 	@$(S) bisect scripts/build-topics.sh each $(TOPICS)
 
 bench: tree
-	@$(S) bench env ROWS='$(ROWS)' AA='$(AA)' scripts/bench.sh
+	@$(S) bench env ROWS='$(ROWS)' AA='$(AA)' BASE='$(BASE)' scripts/bench.sh
 
 mutants: deps
 	@$(S) mutants env MUTANTS='$(MUTANTS)' TOPICS= scripts/mutants.sh run $(TOPICS)

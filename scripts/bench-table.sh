@@ -68,7 +68,9 @@ while read -r label run _ _ key _ job _; do
 	done
 done <"$out/rows" >"$out/values"
 
-if [ "$kb" = patched ]; then
+if [ "$kb" = patched ] && [ -n "${BENCH_BASE_LABEL:-}" ]; then
+	echo "make bench, $(date +%F): base = $BENCH_BASE_LABEL, patched = the series;"
+elif [ "$kb" = patched ]; then
 	echo "make bench, $(date +%F): base = the unpatched $(base_field package) $(base_field version), patched = the series;"
 else
 	echo "make bench AA=1, $(date +%F): $ka and $kb are the same unpatched $(base_field package) $(base_field version);"

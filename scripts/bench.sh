@@ -8,6 +8,10 @@
 #   ROWS=REGEX  only the rows whose label matches (and the rows they
 #               compare with)
 #   AA=1        A/A: the base kernel against itself, to size a row's noise
+#   BASE=REV    the "base" kernel is the series at REV instead of the
+#               unpatched base: a commit of the work tree, or the subject
+#               of one (e.g. "topic: fast-mmio", the series before that
+#               topic), so one topic or patch is measured on its own
 #   BENCH=FILE  another plan instead of tests/bench
 #
 # tests/bench lines:  LABEL RUN REF RUNS KEY UNIT COMMAND [ARGS...]
@@ -47,12 +51,24 @@ start=$(date +%s)
 arches=$(awk '{ sub(/\/.*/, "", $2); print $2 }' "$out/rows" | sort -u)
 runs=$(awk '!seen[$2]++ { print $2 }' "$out/rows")
 
-# The kernels: the base from a worktree of the base commit, and the series.
+# The kernels: the base from a worktree of the base commit (or of BASE),
+# and the series.
+base_rev=base
+if [ -n "${BASE:-}" ]; then
+	base_rev=$(git -C "$TREE" rev-parse -q --verify "$BASE^{commit}" 2>/dev/null ||
+		git -C "$TREE" log --format=%H -1 --fixed-strings --grep="$BASE" base..HEAD)
+	[ -n "$base_rev" ] || die "BASE='$BASE' is neither a commit nor a subject in $TREE"
+fi
 base_tree=$out/base-linux
 if [ ! -d "$base_tree" ]; then
 	git -C "$TREE" worktree prune
 	git -C "$TREE" worktree add -q --detach "$base_tree" base
 fi
+# The same worktree for every BASE, so its objects stay incremental.
+[ "$(git -C "$base_tree" rev-parse HEAD)" = "$(git -C "$TREE" rev-parse "$base_rev")" ] ||
+	git -C "$base_tree" checkout -q --detach "$base_rev"
+export BENCH_BASE_LABEL=
+[ -z "${BASE:-}" ] || BENCH_BASE_LABEL="the series up to $(git -C "$TREE" log --format='%h ("%s")' -1 "$base_rev")"
 # base_obj ARCH FLAVOUR: where the base kernel of that kind is built.
 base_obj() {
 	local d=$out/obj-base-$1

@@ -141,7 +141,9 @@ count_show() {
 # END in the same thread of the test (its main thread only, with "main"),
 # e.g. how long a thread held a lock ("func:_raw_write_lock,func:_raw_write_unlock")
 # or KVM's own time per exit ("kvm/kvm_exit,kvm/kvm_entry").  "func:NAME" is
-# a function (the function tracer), anything else a trace event.  Recorded
+# a function (the function tracer), anything else a trace event, which may
+# carry a filter in brackets: "kvm/kvm_exit[exit_reason==0x400]" starts an
+# interval only at the exits of that reason (no spaces or commas in it).  Recorded
 # in a trace instance of this script's own while one test runs (a plan
 # command "hold=START,END COMMAND..."), and printed as "# hold count: N",
 # "# hold median_us: T", "# hold max_us: T" and "# hold total_us: T", only
@@ -164,6 +166,14 @@ hold_on() {
 			funcs=1
 			echo "${e#func:}" >>$holds/set_ftrace_filter 2>/dev/null ||
 				emit "# hold: cannot trace function ${e#func:} here"
+			;;
+		*\[*\])
+			f=${e#*\[}
+			e=${e%%\[*}
+			[ -e "$holds/events/$e/enable" ] || continue
+			echo "${f%\]}" >"$holds/events/$e/filter" 2>/dev/null ||
+				emit "# hold: cannot filter $e with '${f%\]}' here"
+			echo 1 >"$holds/events/$e/enable"
 			;;
 		*) [ ! -e "$holds/events/$e/enable" ] || echo 1 >"$holds/events/$e/enable" ;;
 		esac
@@ -190,14 +200,21 @@ hold_show() { # hold_show SPEC TEST-PID TEST-COMMAND
 		main=''
 		case $b in *,main) main=$2 ;; esac
 		b=${b%%,*}
+		# An event is named without its system in the trace.
 		a=${a#func:}
+		a=${a%%\[*}
+		a=${a##*/}
 		b=${b#func:}
+		b=${b%%\[*}
+		b=${b##*/}
 		grep -v '^#' $holds/trace | awk -v a="$a" -v b="$b" -v comm="$comm" -v main="$main" '
 			{
 				# TASK-TID [CPU] FLAGS TIMESTAMP: WHAT
 				t = $1; sub(/.*-/, "", t)
 				c = $1; sub(/-[0-9]+$/, "", c)
-				if (c != comm || (main != "" && t != main))
+				# The main thread by its id: the instance may not
+				# know its name ("<...>").
+				if (main != "" ? t != main : c != comm)
 					next
 				for (i = 3; i <= NF; i++)
 					if ($i ~ /^[0-9]+\.[0-9]+:$/)
@@ -225,6 +242,9 @@ hold_show() { # hold_show SPEC TEST-PID TEST-COMMAND
 	echo nop >$holds/current_tracer
 	echo 0 >$holds/events/enable
 	: >$holds/set_ftrace_filter
+	for e in $(echo "$1" | tr ',' ' '); do
+		case $e in *\[*\]) echo 0 >"$holds/events/${e%%\[*}/filter" 2>/dev/null || : ;; esac
+	done
 }
 
 # settings_on PATH=VALUE,... / settings_off: write the settings a plan line
