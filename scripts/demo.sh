@@ -62,8 +62,9 @@ awk '
 			if (ok && slot != 0) st = "FAIL"
 			line(st, "memslot-zap", sprintf("after deleting 1 of 8 memslots, faults in the other 7: %s (zap-all: %s)", slot, all))
 		} else if (name ~ /mmio_ioeventfd_test/) {
-			if (ok && !(fast > 0 && fast >= 9 * emul)) st = "FAIL"
-			line(st, "fast-mmio", sprintf("virtio-style MMIO kicks signalled without emulation: %s of %s, %s cycles each", fast, fast + emul, cycles))
+			# Each kick served after the decode is decoded too.
+			if (ok && !(fast > 0 && 10 * fast >= 9 * emul)) st = "FAIL"
+			line(st, "fast-mmio", sprintf("virtio-style MMIO kicks signalled without executing the store: %s of %s decoded, %s cycles each", fast, emul, cycles))
 		} else if (name ~ /numa_protect_test/) {
 			if (ok && unmaps != 0) st = "FAIL"
 			text = sprintf("NUMA balancing unmapped pinned guest memory %s times", unmaps)
